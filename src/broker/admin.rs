@@ -1,0 +1,190 @@
+//! What a run asks of the broker: per-run topics, high watermarks and a
+//! consumer group's committed offsets.
+
+use std::net::{TcpStream, ToSocketAddrs};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context, Result};
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::config::{ClientConfig, RDKafkaLogLevel};
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::{Offset, TopicPartitionList};
+
+use crate::interrupt::Interrupt;
+
+const CALL_TIMEOUT: Duration = Duration::from_secs(10);
+
+fn quiet_config(bootstrap: &str) -> ClientConfig {
+    let mut config = ClientConfig::new();
+    config
+        .set("bootstrap.servers", bootstrap)
+        .set_log_level(RDKafkaLogLevel::Critical);
+    config
+}
+
+/// Waits until a broker at `bootstrap` accepts connections and serves metadata.
+pub fn wait_until_reachable(
+    bootstrap: &str,
+    timeout: Duration,
+    interrupt: &Interrupt,
+) -> Result<()> {
+    let deadline = Instant::now() + timeout;
+    let first = bootstrap.split(',').next().unwrap_or(bootstrap);
+    let address = first
+        .to_socket_addrs()
+        .with_context(|| format!("`{first}` is not a host:port"))?
+        .next()
+        .ok_or_else(|| anyhow!("`{first}` resolves to no address"))?;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        if TcpStream::connect_timeout(&address, left.max(Duration::from_millis(50))).is_ok() {
+            let consumer: BaseConsumer = quiet_config(bootstrap).create()?;
+            if let Ok(metadata) =
+                consumer.fetch_metadata(None, left.max(Duration::from_millis(500)))
+            {
+                if !metadata.brokers().is_empty() {
+                    return Ok(());
+                }
+            }
+        }
+        if Instant::now() >= deadline || interrupt.is_set() {
+            bail!("no Kafka broker answers at {bootstrap}");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// A topic to create for a run.
+#[derive(Debug, Clone)]
+pub struct TopicRequest {
+    pub name: String,
+    pub partitions: i32,
+    /// The topic's compression.type (`producer` keeps what producers send).
+    pub compression: String,
+}
+
+/// Creates `topics`, failing if any already exists.
+pub fn create_topics(bootstrap: &str, topics: &[TopicRequest]) -> Result<()> {
+    let admin: AdminClient<DefaultClientContext> = quiet_config(bootstrap).create()?;
+    let new: Vec<NewTopic<'_>> = topics
+        .iter()
+        .map(|t| {
+            NewTopic::new(&t.name, t.partitions, TopicReplication::Fixed(1))
+                .set("compression.type", &t.compression)
+        })
+        .collect();
+    let options = AdminOptions::new().operation_timeout(Some(CALL_TIMEOUT));
+    let results = futures::executor::block_on(admin.create_topics(&new, &options))
+        .context("creating the run's topics")?;
+    for result in results {
+        if let Err((topic, code)) = result {
+            bail!("creating topic {topic}: {code}");
+        }
+    }
+    // Wait until every topic's partitions have leaders, so the first produce
+    // and the first fetch do not race the creation.
+    let consumer: BaseConsumer = quiet_config(bootstrap).create()?;
+    let deadline = Instant::now() + CALL_TIMEOUT;
+    for topic in topics {
+        loop {
+            let ready = consumer
+                .fetch_metadata(Some(&topic.name), CALL_TIMEOUT)
+                .ok()
+                .and_then(|m| {
+                    let t = m.topics().first()?;
+                    Some(
+                        t.error().is_none()
+                            && t.partitions().len() == topic.partitions as usize
+                            && t.partitions().iter().all(|p| p.leader() >= 0),
+                    )
+                })
+                .unwrap_or(false);
+            if ready {
+                break;
+            }
+            if Instant::now() > deadline {
+                bail!("topic {} has no leader after creation", topic.name);
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    Ok(())
+}
+
+/// Deletes `topics`; topics that do not exist are not an error.
+pub fn delete_topics(bootstrap: &str, topics: &[&str]) -> Result<()> {
+    let admin: AdminClient<DefaultClientContext> = quiet_config(bootstrap).create()?;
+    let options = AdminOptions::new().operation_timeout(Some(CALL_TIMEOUT));
+    let results = futures::executor::block_on(admin.delete_topics(topics, &options))
+        .context("deleting the run's topics")?;
+    for result in results {
+        match result {
+            Ok(_) | Err((_, rdkafka::types::RDKafkaErrorCode::UnknownTopicOrPartition)) => {}
+            Err((topic, code)) => bail!("deleting topic {topic}: {code}"),
+        }
+    }
+    Ok(())
+}
+
+/// Reads high watermarks and one consumer group's committed offsets.
+pub struct OffsetReader {
+    consumer: BaseConsumer,
+}
+
+impl OffsetReader {
+    /// A reader for `group`; it never joins the group, it only asks.
+    pub fn for_group(bootstrap: &str, group: &str) -> Result<OffsetReader> {
+        let consumer = quiet_config(bootstrap)
+            .set("group.id", group)
+            .set("enable.auto.commit", "false")
+            .set("isolation.level", "read_committed")
+            .create()
+            .context("creating the offset reader")?;
+        Ok(OffsetReader { consumer })
+    }
+
+    /// Partitions of `topic`.
+    fn partitions(&self, topic: &str) -> Result<Vec<i32>> {
+        let metadata = self.consumer.fetch_metadata(Some(topic), CALL_TIMEOUT)?;
+        let partitions = metadata
+            .topics()
+            .first()
+            .map(|t| t.partitions().iter().map(|p| p.id()).collect())
+            .unwrap_or_default();
+        Ok(partitions)
+    }
+
+    /// The sum of `topic`'s high watermarks: records written so far.
+    pub fn high_watermark(&self, topic: &str) -> Result<i64> {
+        let mut sum = 0;
+        for partition in self.partitions(topic)? {
+            let (_, high) = self
+                .consumer
+                .fetch_watermarks(topic, partition, CALL_TIMEOUT)
+                .with_context(|| format!("reading the high watermark of {topic}"))?;
+            sum += high;
+        }
+        Ok(sum)
+    }
+
+    /// The sum of the group's committed offsets on `topic` (0 where none).
+    pub fn committed(&self, topic: &str) -> Result<i64> {
+        let mut request = TopicPartitionList::new();
+        for partition in self.partitions(topic)? {
+            request.add_partition(topic, partition);
+        }
+        let committed = self
+            .consumer
+            .committed_offsets(request, CALL_TIMEOUT)
+            .with_context(|| format!("reading committed offsets on {topic}"))?;
+        Ok(committed
+            .elements()
+            .iter()
+            .map(|e| match e.offset() {
+                Offset::Offset(o) => o,
+                _ => 0,
+            })
+            .sum())
+    }
+}

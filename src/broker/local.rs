@@ -1,0 +1,310 @@
+//! The local broker: Apache Kafka 4.x in KRaft mode, one node that is both
+//! controller and broker, listening on 127.0.0.1 only.
+//!
+//! Its jars are resolved from Maven Central with Maven on first use (the pom
+//! is kept beside this file) and cached; its storage is formatted once; it runs
+//! as a daemon whose pid file lets any later `suite` command find and stop it.
+
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{bail, Context, Result};
+
+use super::admin;
+use crate::cache::Cache;
+use crate::config::BrokerConfig;
+use crate::interrupt::Interrupt;
+use crate::process;
+
+const POM: &str = include_str!("kafka-pom.xml");
+const LOG4J2: &str = "Configuration:
+  Appenders:
+    Console:
+      name: STDOUT
+      PatternLayout:
+        pattern: \"[%d] %p %m (%c)%n\"
+  Loggers:
+    Root:
+      level: INFO
+      AppenderRef:
+        - ref: STDOUT
+";
+const START_TIMEOUT: Duration = Duration::from_secs(90);
+
+/// A single-node Kafka broker managed by the suite.
+#[derive(Debug, Clone)]
+pub struct LocalBroker {
+    version: String,
+    port: u16,
+    heap_mb: u32,
+    jars: PathBuf,
+    home: PathBuf,
+}
+
+impl LocalBroker {
+    /// The broker described by a `kind: local` broker config.
+    pub fn from_config(config: &BrokerConfig, cache: &Cache) -> Result<LocalBroker> {
+        let BrokerConfig::Local {
+            version,
+            port,
+            heap_mb,
+        } = config
+        else {
+            bail!("the broker in bench.yaml is not `kind: local`");
+        };
+        Ok(LocalBroker {
+            version: version.clone(),
+            port: *port,
+            heap_mb: *heap_mb,
+            jars: cache.kafka_dir(version),
+            home: cache.broker_dir(),
+        })
+    }
+
+    pub fn version(&self) -> &str {
+        &self.version
+    }
+
+    pub fn bootstrap(&self) -> String {
+        format!("127.0.0.1:{}", self.port)
+    }
+
+    fn pid_file(&self) -> PathBuf {
+        self.home.join("broker.pid")
+    }
+
+    pub fn log_file(&self) -> PathBuf {
+        self.home.join("broker.log")
+    }
+
+    fn data_dir(&self) -> PathBuf {
+        self.home.join(format!("data-{}", self.version))
+    }
+
+    /// The pid of the running broker, from its pid file.
+    pub fn running_pid(&self) -> Option<u32> {
+        let pid: u32 = fs::read_to_string(self.pid_file())
+            .ok()?
+            .trim()
+            .parse()
+            .ok()?;
+        process::is_alive(pid).then_some(pid)
+    }
+
+    /// Whether our broker runs, or something already answers on its port.
+    pub fn is_running(&self) -> bool {
+        self.running_pid().is_some()
+            || admin::wait_until_reachable(
+                &self.bootstrap(),
+                Duration::from_secs(1),
+                &Interrupt::none(),
+            )
+            .is_ok()
+    }
+
+    /// Resolves the jars if needed, formats the storage once, starts the broker
+    /// as a daemon and waits until it answers.
+    pub fn start(&self, interrupt: &Interrupt) -> Result<()> {
+        self.resolve_jars(interrupt)?;
+        fs::create_dir_all(&self.home)?;
+        let properties = self.home.join("server.properties");
+        fs::write(&properties, self.server_properties())?;
+        let log4j = self.home.join("log4j2.yaml");
+        fs::write(&log4j, LOG4J2)?;
+        if !self.data_dir().join("meta.properties").exists() {
+            self.format_storage(&properties)?;
+        }
+        let log = fs::File::create(self.log_file())?;
+        let mut command = Command::new("java");
+        command
+            .arg(format!("-Xms{}m", self.heap_mb))
+            .arg(format!("-Xmx{}m", self.heap_mb))
+            .args(["-XX:+UseG1GC", "-Djava.awt.headless=true"])
+            .arg(format!("-Dlog4j2.configurationFile={}", log4j.display()))
+            .arg("-cp")
+            .arg(self.classpath())
+            .arg("kafka.Kafka")
+            .arg(&properties)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone()?)
+            .stderr(log);
+        // A daemon: it outlives this command, and `suite broker stop` ends it.
+        process::isolate(&mut command, false);
+        let child = command
+            .spawn()
+            .context("local broker: starting java (is a JDK 17+ on PATH?)")?;
+        fs::write(self.pid_file(), child.id().to_string())?;
+        let deadline = Instant::now() + START_TIMEOUT;
+        loop {
+            if !process::is_alive(child.id()) {
+                bail!(
+                    "local broker exited while starting; last lines of {}:\n{}",
+                    self.log_file().display(),
+                    process::tail(&self.log_file(), 20)
+                );
+            }
+            if admin::wait_until_reachable(&self.bootstrap(), Duration::from_secs(1), interrupt)
+                .is_ok()
+            {
+                return Ok(());
+            }
+            if interrupt.is_set() {
+                self.stop()?;
+                bail!("interrupted while the local broker was starting");
+            }
+            if Instant::now() > deadline {
+                self.stop()?;
+                bail!(
+                    "local broker did not answer on {} within {}s; last lines of {}:\n{}",
+                    self.bootstrap(),
+                    START_TIMEOUT.as_secs(),
+                    self.log_file().display(),
+                    process::tail(&self.log_file(), 20)
+                );
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+
+    /// Stops the broker (SIGTERM, then SIGKILL after 30 s) and removes its pid file.
+    pub fn stop(&self) -> Result<()> {
+        if let Some(pid) = self.running_pid() {
+            process::stop_group(pid, Duration::from_secs(30), || reap(pid));
+        }
+        match fs::remove_file(self.pid_file()) {
+            Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(err.into()),
+            _ => Ok(()),
+        }
+    }
+
+    fn classpath(&self) -> String {
+        format!("{}/*", self.jars.join("libs").display())
+    }
+
+    /// Copies the broker's jars from Maven Central into the cache, once.
+    fn resolve_jars(&self, interrupt: &Interrupt) -> Result<()> {
+        let done = self.jars.join(".resolved");
+        if done.exists() {
+            return Ok(());
+        }
+        fs::create_dir_all(&self.jars)?;
+        let pom = self.jars.join("pom.xml");
+        fs::write(&pom, POM)?;
+        eprintln!(
+            "resolving Apache Kafka {} from Maven Central into {} (first use only)...",
+            self.version,
+            self.jars.display()
+        );
+        let output_log = self.jars.join("mvn.log");
+        let mut command = Command::new("mvn");
+        command
+            .args(["-B", "-q", "-Dstyle.color=never", "-f"])
+            .arg(&pom)
+            .arg("dependency:copy-dependencies")
+            .arg(format!("-Dkafka.version={}", self.version))
+            .arg(format!(
+                "-DoutputDirectory={}",
+                self.jars.join("libs").display()
+            ))
+            .arg("-DincludeScope=runtime")
+            .stdin(Stdio::null())
+            .stdout(fs::File::create(&output_log)?)
+            .stderr(Stdio::inherit());
+        process::isolate(&mut command, true);
+        let mut child = command
+            .spawn()
+            .context("resolving the broker's jars: could not run `mvn` (is Maven installed?)")?;
+        let status = loop {
+            if let Some(status) = child.try_wait()? {
+                break status;
+            }
+            if interrupt.is_set() {
+                process::signal_group(child.id(), libc::SIGKILL);
+                let _ = child.wait();
+                bail!("interrupted while resolving the broker's jars");
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        if !status.success() {
+            bail!(
+                "Maven could not resolve Apache Kafka {}; last lines of {}:\n{}",
+                self.version,
+                output_log.display(),
+                process::tail(&output_log, 20)
+            );
+        }
+        fs::File::create(done)?.write_all(self.version.as_bytes())?;
+        Ok(())
+    }
+
+    fn format_storage(&self, properties: &Path) -> Result<()> {
+        let output = Command::new("java")
+            .arg("-cp")
+            .arg(self.classpath())
+            .args(["kafka.tools.StorageTool", "format", "--standalone", "-t"])
+            .arg(cluster_id()?)
+            .arg("-c")
+            .arg(properties)
+            .output()
+            .context("local broker: running the storage formatter")?;
+        if !output.status.success() {
+            bail!(
+                "local broker: formatting {} failed:\n{}{}",
+                self.data_dir().display(),
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        Ok(())
+    }
+
+    fn server_properties(&self) -> String {
+        let port = self.port;
+        let controller = u32::from(port) + 1;
+        format!(
+            "# Written by the suite at every start; edit bench.yaml instead.
+process.roles=broker,controller
+node.id=1
+controller.quorum.bootstrap.servers=127.0.0.1:{controller}
+listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller}
+advertised.listeners=PLAINTEXT://127.0.0.1:{port}
+controller.listener.names=CONTROLLER
+inter.broker.listener.name=PLAINTEXT
+listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
+log.dirs={data}
+num.partitions=1
+offsets.topic.replication.factor=1
+offsets.topic.num.partitions=4
+transaction.state.log.replication.factor=1
+transaction.state.log.min.isr=1
+transaction.state.log.num.partitions=4
+share.coordinator.state.topic.replication.factor=1
+share.coordinator.state.topic.min.isr=1
+group.initial.rebalance.delay.ms=0
+delete.topic.enable=true
+auto.create.topics.enable=false
+",
+            data = self.data_dir().display()
+        )
+    }
+}
+
+/// Collects the exit status of a child we started, if it is ours and has ended.
+fn reap(pid: u32) {
+    // SAFETY: waitpid on a pid that is not our child returns ECHILD, ignored.
+    unsafe {
+        libc::waitpid(pid as i32, std::ptr::null_mut(), libc::WNOHANG);
+    }
+}
+
+/// A random KRaft cluster id: 16 bytes, URL-safe base64 without padding.
+fn cluster_id() -> Result<String> {
+    use base64::Engine;
+    use std::io::Read;
+    let mut bytes = [0u8; 16];
+    fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
+    Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
+}

@@ -1,0 +1,89 @@
+//! The broker every run uses: Apache Kafka started by the suite on 127.0.0.1
+//! (`local`), or any Kafka-compatible cluster (`external`); plus the admin
+//! calls a run makes on it.
+
+pub mod admin;
+mod local;
+
+use anyhow::Result;
+use serde::{Deserialize, Serialize};
+
+use crate::cache::Cache;
+use crate::config::BrokerConfig;
+use crate::interrupt::Interrupt;
+pub use local::LocalBroker;
+
+/// What a result records about its broker.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct BrokerInfo {
+    pub kind: String,
+    pub version: Option<String>,
+    pub bootstrap: String,
+}
+
+/// A broker ready for a run; stops the local broker on drop if it started it.
+pub struct BrokerSession {
+    pub info: BrokerInfo,
+    started: Option<LocalBroker>,
+}
+
+impl BrokerSession {
+    /// Uses the configured broker, starting the local one if none is running.
+    pub fn open(
+        config: &BrokerConfig,
+        cache: &Cache,
+        interrupt: &Interrupt,
+    ) -> Result<BrokerSession> {
+        match config {
+            BrokerConfig::External { bootstrap, version } => {
+                admin::wait_until_reachable(
+                    bootstrap,
+                    std::time::Duration::from_secs(15),
+                    interrupt,
+                )
+                .map_err(|e| anyhow::anyhow!("external broker {bootstrap}: {e:#}"))?;
+                Ok(BrokerSession {
+                    info: BrokerInfo {
+                        kind: "external".into(),
+                        version: version.clone(),
+                        bootstrap: bootstrap.clone(),
+                    },
+                    started: None,
+                })
+            }
+            BrokerConfig::Local { .. } => {
+                let local = LocalBroker::from_config(config, cache)?;
+                let info = BrokerInfo {
+                    kind: "local".into(),
+                    version: Some(format!("apache-kafka {}", local.version())),
+                    bootstrap: local.bootstrap(),
+                };
+                let started = if local.is_running() {
+                    None
+                } else {
+                    local.start(interrupt)?;
+                    Some(local)
+                };
+                Ok(BrokerSession { info, started })
+            }
+        }
+    }
+
+    /// Stops the broker if this session started it.
+    pub fn close(mut self) -> Result<()> {
+        match self.started.take() {
+            Some(local) => local.stop(),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for BrokerSession {
+    fn drop(&mut self) {
+        if let Some(local) = self.started.take() {
+            if let Err(err) = local.stop() {
+                eprintln!("warning: stopping the local broker: {err:#}");
+            }
+        }
+    }
+}

@@ -1,0 +1,68 @@
+//! The suite's cache directory: installs, the local broker's jars and data,
+//! and per-run logs. Never inside the repository.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+
+/// Where the cache lives and what goes where inside it.
+#[derive(Debug, Clone)]
+pub struct Cache {
+    root: PathBuf,
+}
+
+impl Cache {
+    /// `STREAMSUITE_CACHE`, else bench.yaml's `cache_dir`, else `~/.cache/streamsuite`.
+    pub fn from_settings(cache_dir: Option<&str>) -> Result<Cache> {
+        let chosen = std::env::var("STREAMSUITE_CACHE")
+            .ok()
+            .filter(|v| !v.is_empty())
+            .or_else(|| cache_dir.map(str::to_string))
+            .unwrap_or_else(|| "~/.cache/streamsuite".to_string());
+        let root = expand_home(&chosen)?;
+        std::fs::create_dir_all(&root)
+            .with_context(|| format!("creating the cache directory {}", root.display()))?;
+        Ok(Cache { root })
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Jars of Apache Kafka `version`.
+    pub fn kafka_dir(&self, version: &str) -> PathBuf {
+        self.root.join("kafka").join(version)
+    }
+
+    /// The local broker's config, data, log and pid file.
+    pub fn broker_dir(&self) -> PathBuf {
+        self.root.join("broker")
+    }
+
+    /// Logs and hand-off files of one run.
+    pub fn run_dir(&self, run_id: &str) -> PathBuf {
+        self.root.join("runs").join(run_id)
+    }
+}
+
+fn expand_home(path: &str) -> Result<PathBuf> {
+    match path.strip_prefix("~/") {
+        Some(rest) => {
+            let home = std::env::var("HOME").context("HOME is not set; set STREAMSUITE_CACHE")?;
+            Ok(Path::new(&home).join(rest))
+        }
+        None => Ok(PathBuf::from(path)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn home_is_expanded() {
+        let home = std::env::var("HOME").unwrap();
+        assert_eq!(expand_home("~/x/y").unwrap(), Path::new(&home).join("x/y"));
+        assert_eq!(expand_home("/abs").unwrap(), PathBuf::from("/abs"));
+    }
+}

@@ -1,0 +1,113 @@
+//! Command-line definitions only: parsing never does anything.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+/// streamsuite: a cross-engine streaming latency suite.
+#[derive(Debug, Parser)]
+#[command(name = "suite", version, about)]
+pub struct Cli {
+    /// The bench definition; products/ and workloads/ are read beside it.
+    #[arg(long, global = true, default_value = "bench.yaml")]
+    pub config: PathBuf,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run one product line on one workload and append the result.
+    Run(RunArgs),
+    /// Show products, their lines and workloads, and what is runnable here.
+    List,
+    /// Start, stop or inspect the local Kafka broker by hand.
+    Broker {
+        #[command(subcommand)]
+        action: BrokerAction,
+    },
+    /// Generate the deterministic record stream (started by `suite run`).
+    Gendata(GendataArgs),
+    /// Time records arriving on the output topic (started by `suite run`).
+    Probe(ProbeArgs),
+    /// rustpipe, the in-house pipeline; configured by BENCH_* variables.
+    Pipeline,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// A product line (rustpipe-eos) or a product (rustpipe, with --mode).
+    pub product: String,
+    /// A workload from workloads/.
+    pub workload: String,
+    /// Delivery mode: eos (exactly-once) or alos (at-least-once).
+    #[arg(long, value_parser = ["eos", "alos"])]
+    pub mode: Option<String>,
+    /// Records per second offered (0 = as fast as gendata can).
+    #[arg(long)]
+    pub rate: Option<u64>,
+    /// Seconds of load before the window.
+    #[arg(long)]
+    pub warmup: Option<u64>,
+    /// Seconds measured.
+    #[arg(long)]
+    pub window: Option<u64>,
+    /// Runs of the same line, one after another, in one batch.
+    #[arg(long, default_value_t = 1)]
+    pub repeat: u32,
+    /// Folder for results JSONL (default: bench.yaml's results_dir).
+    #[arg(long)]
+    pub results: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BrokerAction {
+    /// Resolve, format and start the local broker; it keeps running.
+    Start,
+    /// Stop the local broker.
+    Stop,
+    /// Say whether the local broker runs and where.
+    Status,
+}
+
+#[derive(Debug, Args)]
+pub struct GendataArgs {
+    #[arg(long)]
+    pub bootstrap: String,
+    #[arg(long)]
+    pub topic: String,
+    /// Records per second; 0 = as fast as possible.
+    #[arg(long)]
+    pub rate: u64,
+    #[arg(long)]
+    pub seed: u64,
+    /// When the schedule starts, epoch microseconds (default: now).
+    #[arg(long)]
+    pub start_us: Option<i64>,
+    /// Where the measurement window starts, epoch microseconds (default: start).
+    #[arg(long)]
+    pub window_start_us: Option<i64>,
+    /// When to stop, epoch microseconds.
+    #[arg(long)]
+    pub end_us: i64,
+    /// Write the summary here as JSON (default: standard output).
+    #[arg(long)]
+    pub summary: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+pub struct ProbeArgs {
+    #[arg(long)]
+    pub bootstrap: String,
+    #[arg(long)]
+    pub topic: String,
+    /// Arrivals from here on are measured, epoch microseconds.
+    #[arg(long)]
+    pub window_start_us: i64,
+    /// Arrivals from here on are not; the probe then exits.
+    #[arg(long)]
+    pub window_end_us: i64,
+    /// Write the summary here as JSON (default: standard output).
+    #[arg(long)]
+    pub summary: Option<PathBuf>,
+}

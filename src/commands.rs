@@ -1,0 +1,171 @@
+//! What each subcommand does, on top of the modules that do the work.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use crate::broker::{BrokerSession, LocalBroker};
+use crate::cache::Cache;
+use crate::cli::{BrokerAction, Cli, Command, RunArgs};
+use crate::config::{Delivery, Suite};
+use crate::host::HostInfo;
+use crate::interrupt::{Interrupt, Interrupted};
+use crate::products::{self, Availability};
+use crate::results::{self, RunConfig, Status};
+use crate::runner::{self, RunContext};
+
+/// Runs `cli`'s command; returns the process exit code.
+pub fn execute(cli: Cli) -> Result<i32> {
+    match cli.command {
+        Command::Gendata(args) => crate::gendata::run(&args).map(|()| 0),
+        Command::Probe(args) => crate::probe::run(&args).map(|()| 0),
+        Command::Pipeline => crate::pipeline::run_from_env().map(|()| 0),
+        Command::List => list(&load(&cli.config)?),
+        Command::Broker { action } => broker(&load(&cli.config)?, action),
+        Command::Run(args) => run(&load(&cli.config)?, args),
+    }
+}
+
+fn load(config: &Path) -> Result<Suite> {
+    Ok(Suite::load(config)?)
+}
+
+fn cache(suite: &Suite) -> Result<Cache> {
+    Cache::from_settings(suite.bench.cache_dir.as_deref())
+}
+
+/// `suite list`: products, lines and workloads, and what is runnable here.
+fn list(suite: &Suite) -> Result<i32> {
+    println!(
+        "{:<18} {:<14} {:<15} {:<20} status",
+        "line", "product", "delivery", "workloads"
+    );
+    for line in suite.lines() {
+        let status = match products::availability(line.product) {
+            Availability::Runnable => "runnable here".to_string(),
+            Availability::NotInstalled { hint } => format!("not installed here: {hint}"),
+        };
+        println!(
+            "{:<18} {:<14} {:<15} {:<20} {status}",
+            line.line.name,
+            line.product.name,
+            line.line.delivery.as_str(),
+            line.product.workloads.join(",")
+        );
+    }
+    println!();
+    println!("{:<18} description", "workload");
+    for workload in suite.workloads.values() {
+        println!("{:<18} {}", workload.name, workload.description);
+    }
+    Ok(0)
+}
+
+/// `suite broker start|stop|status`.
+fn broker(suite: &Suite, action: BrokerAction) -> Result<i32> {
+    let cache = cache(suite)?;
+    let local = LocalBroker::from_config(&suite.bench.broker, &cache)
+        .context("`suite broker` manages the local broker only")?;
+    match action {
+        BrokerAction::Start => {
+            if local.is_running() {
+                println!("local broker already running at {}", local.bootstrap());
+            } else {
+                local.start(&Interrupt::install()?)?;
+                println!(
+                    "local broker (Apache Kafka {}) running at {}; log: {}",
+                    local.version(),
+                    local.bootstrap(),
+                    local.log_file().display()
+                );
+            }
+            Ok(0)
+        }
+        BrokerAction::Stop => {
+            local.stop()?;
+            println!("local broker stopped");
+            Ok(0)
+        }
+        BrokerAction::Status => match local.running_pid() {
+            Some(pid) => {
+                println!("running: pid {pid}, {}", local.bootstrap());
+                Ok(0)
+            }
+            None if local.is_running() => {
+                println!(
+                    "a broker not started by the suite answers at {}",
+                    local.bootstrap()
+                );
+                Ok(0)
+            }
+            None => {
+                println!("not running");
+                Ok(3)
+            }
+        },
+    }
+}
+
+/// `suite run`: `--repeat` runs of one line, one after another, one batch.
+fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
+    let mode = args.mode.as_deref().and_then(Delivery::parse);
+    let line = suite.line(&args.product, mode)?;
+    let workload = suite.workload(&args.workload)?;
+    if !line.product.workloads.contains(&workload.name) {
+        anyhow::bail!(
+            "{} does not implement workload `{}` (it implements: {})",
+            line.product.name,
+            workload.name,
+            line.product.workloads.join(", ")
+        );
+    }
+    if let Availability::NotInstalled { hint } = products::availability(line.product) {
+        anyhow::bail!("{} is not installed here: {hint}", line.product.name);
+    }
+    let defaults = &suite.bench.run;
+    let config = RunConfig {
+        rate: args.rate.unwrap_or(defaults.rate),
+        warmup_s: args.warmup.unwrap_or(defaults.warmup_s),
+        window_s: args.window.unwrap_or(defaults.window_s).max(1),
+        seed: defaults.seed,
+        commit_interval_ms: defaults.commit_interval_ms,
+        parallelism: defaults.parallelism,
+        sample_interval_ms: defaults.sample_interval_ms,
+        input_partitions: workload.input.partitions,
+    };
+    let results_dir = runner::results_dir(&suite.root, &suite.bench, args.results);
+    let interrupt = Interrupt::install()?;
+    let cache = cache(suite)?;
+    let session = BrokerSession::open(&suite.bench.broker, &cache, &interrupt)?;
+    let host = HostInfo::current();
+    let ctx = RunContext {
+        bench: &suite.bench,
+        cache: &cache,
+        broker: &session.info,
+        host: &host,
+        interrupt: &interrupt,
+        batch_id: runner::new_run_id("batch"),
+    };
+    let mut failed = 0;
+    for round in 1..=args.repeat.max(1) {
+        if args.repeat > 1 {
+            eprintln!("run {round} of {}", args.repeat);
+        }
+        let record = match runner::run_once(&ctx, line, workload, &config) {
+            Ok(record) => record,
+            Err(err) if err.is::<Interrupted>() => {
+                session.close()?;
+                return Err(err);
+            }
+            Err(err) => return Err(err),
+        };
+        let path = results::append_record(&results_dir, &record)?;
+        runner::print_summary(&record);
+        eprintln!("  appended to {}", path.display());
+        if record.status == Status::Failed {
+            failed += 1;
+        }
+    }
+    session.close()?;
+    Ok(if failed > 0 { 1 } else { 0 })
+}

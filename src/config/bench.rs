@@ -1,0 +1,182 @@
+//! `bench.yaml`: the bench version, the broker, run defaults and tolerances.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use super::{load_yaml, ConfigError};
+
+/// The whole of `bench.yaml`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Bench {
+    /// Bumped whenever a change makes new results incomparable with old ones.
+    pub bench_version: u32,
+    /// Where installs, the broker and run logs live; `~` is expanded.
+    /// `STREAMSUITE_CACHE` in the environment wins over it.
+    #[serde(default)]
+    pub cache_dir: Option<String>,
+    #[serde(default)]
+    pub broker: BrokerConfig,
+    pub run: RunDefaults,
+    pub tolerances: Tolerances,
+    /// Where results JSONL files go, relative to bench.yaml's folder.
+    #[serde(default = "default_results_dir")]
+    pub results_dir: PathBuf,
+}
+
+fn default_results_dir() -> PathBuf {
+    PathBuf::from("reports/results")
+}
+
+/// Which broker the runs use.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum BrokerConfig {
+    /// Apache Kafka in KRaft mode, single node, started by the suite on 127.0.0.1.
+    Local {
+        /// Apache Kafka version, resolved from Maven Central.
+        #[serde(default = "default_kafka_version")]
+        version: String,
+        /// Client port; the controller listens on the next one.
+        #[serde(default = "default_port")]
+        port: u16,
+        #[serde(default = "default_heap_mb")]
+        heap_mb: u32,
+    },
+    /// Any Kafka-compatible cluster reached at `bootstrap`.
+    External {
+        bootstrap: String,
+        /// What the cluster runs (e.g. "redpanda 25.1"): recorded with each result.
+        #[serde(default)]
+        version: Option<String>,
+    },
+}
+
+fn default_kafka_version() -> String {
+    "4.1.1".to_string()
+}
+fn default_port() -> u16 {
+    19092
+}
+fn default_heap_mb() -> u32 {
+    1024
+}
+
+impl Default for BrokerConfig {
+    fn default() -> Self {
+        BrokerConfig::Local {
+            version: default_kafka_version(),
+            port: default_port(),
+            heap_mb: default_heap_mb(),
+        }
+    }
+}
+
+/// Defaults for one run; the command line overrides each.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunDefaults {
+    /// Seconds of load before measuring.
+    pub warmup_s: u64,
+    /// Seconds measured.
+    pub window_s: u64,
+    /// Records per second offered by gendata (0 = as fast as it can).
+    pub rate: u64,
+    /// gendata's seed: the same seed gives the same records.
+    pub seed: u64,
+    /// How often the orchestrator polls offsets and samples processes.
+    pub sample_interval_ms: u64,
+    /// Handed to every product as BENCH_COMMIT_INTERVAL_MS.
+    pub commit_interval_ms: u64,
+    /// Handed to every product as BENCH_PARALLELISM.
+    pub parallelism: u32,
+    /// How long a product may take to become ready.
+    pub ready_timeout_s: u64,
+    /// How long a product may take to stop after SIGTERM before SIGKILL.
+    pub stop_grace_s: u64,
+}
+
+/// Thresholds for flags and verdicts.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Tolerances {
+    /// |lag drift| within this is keep-up.
+    pub lag_drift: f64,
+    /// Selectivity further than this share from the expected value is a warning.
+    pub selectivity: f64,
+    /// gendata behind schedule by more than this (p99, ms) flags the run.
+    pub generator_behind_ms: f64,
+}
+
+impl Bench {
+    /// Reads and checks `bench.yaml`.
+    pub fn from_file(path: &Path) -> Result<Bench, ConfigError> {
+        let bench: Bench = load_yaml(path)?;
+        let invalid = |message: &str| ConfigError::Invalid {
+            path: path.to_path_buf(),
+            message: message.to_string(),
+        };
+        if bench.run.window_s == 0 {
+            return Err(invalid("run.window_s must be at least 1"));
+        }
+        if bench.run.sample_interval_ms == 0 {
+            return Err(invalid("run.sample_interval_ms must be at least 1"));
+        }
+        if let BrokerConfig::External { bootstrap, .. } = &bench.broker {
+            if bootstrap.trim().is_empty() {
+                return Err(invalid("broker.bootstrap must name host:port"));
+            }
+        }
+        Ok(bench)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::parse_yaml;
+    use super::*;
+
+    const RUN: &str =
+        "run: {warmup_s: 1, window_s: 2, rate: 10, seed: 1, sample_interval_ms: 1000, \
+        commit_interval_ms: 10, parallelism: 1, ready_timeout_s: 5, stop_grace_s: 5}\n\
+        tolerances: {lag_drift: 0.02, selectivity: 0.25, generator_behind_ms: 100}\n";
+
+    #[test]
+    fn broker_defaults_to_local_kafka() {
+        let bench: Bench =
+            parse_yaml(Path::new("b.yaml"), &format!("bench_version: 1\n{RUN}")).unwrap();
+        assert!(matches!(
+            bench.broker,
+            BrokerConfig::Local { port: 19092, .. }
+        ));
+    }
+
+    #[test]
+    fn an_external_broker_is_one_setting() {
+        let text =
+            format!("bench_version: 1\nbroker: {{kind: external, bootstrap: 'h:9092'}}\n{RUN}");
+        let bench: Bench = parse_yaml(Path::new("b.yaml"), &text).unwrap();
+        assert_eq!(
+            bench.broker,
+            BrokerConfig::External {
+                bootstrap: "h:9092".into(),
+                version: None
+            }
+        );
+    }
+
+    #[test]
+    fn an_unknown_field_names_file_and_line() {
+        let text = format!("bench_version: 1\n{RUN}colour: blue\n");
+        let err = parse_yaml::<Bench>(Path::new("b.yaml"), &text)
+            .unwrap_err()
+            .to_string();
+        assert!(err.starts_with("b.yaml:4: unknown field `colour`"), "{err}");
+        let text = format!("bench_version: 1\nbroker: {{kind: local, prot: 1}}\n{RUN}");
+        let err = parse_yaml::<Bench>(Path::new("b.yaml"), &text)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown field `prot`"), "{err}");
+    }
+}

@@ -1,0 +1,21 @@
+//! streamsuite: a cross-engine streaming latency suite.
+//!
+//! The `suite` binary orchestrates runs; this library holds every part of it,
+//! one module per concept, so tests and tools can use the same code.
+
+pub mod broker;
+pub mod cache;
+pub mod cli;
+pub mod clock;
+pub mod commands;
+pub mod config;
+pub mod gendata;
+pub mod handoff;
+pub mod host;
+pub mod interrupt;
+pub mod pipeline;
+pub mod probe;
+pub mod process;
+pub mod products;
+pub mod results;
+pub mod runner;

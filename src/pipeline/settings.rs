@@ -1,0 +1,83 @@
+//! rustpipe's settings, read from the BENCH_* variables every product gets.
+
+use anyhow::{anyhow, Context, Result};
+use rdkafka::config::ClientConfig;
+
+use crate::config::Delivery;
+
+/// Everything rustpipe needs to know about its run.
+#[derive(Debug, Clone)]
+pub struct PipelineSettings {
+    pub bootstrap: String,
+    pub input_topic: String,
+    pub output_topic: String,
+    pub group_id: String,
+    pub delivery: Delivery,
+    pub commit_interval_ms: u64,
+    pub transactional_id: String,
+}
+
+fn var(name: &str) -> Result<String> {
+    std::env::var(name).map_err(|_| anyhow!("rustpipe: {name} is not set (the suite sets it)"))
+}
+
+impl PipelineSettings {
+    /// Reads the BENCH_* variables.
+    pub fn from_env() -> Result<PipelineSettings> {
+        let delivery = var("BENCH_DELIVERY")?;
+        let group_id = var("BENCH_GROUP_ID")?;
+        Ok(PipelineSettings {
+            bootstrap: var("BENCH_BOOTSTRAP")?,
+            input_topic: var("BENCH_INPUT_TOPIC")?,
+            output_topic: var("BENCH_OUTPUT_TOPIC")?,
+            delivery: Delivery::parse(&delivery).ok_or_else(|| {
+                anyhow!("rustpipe: BENCH_DELIVERY `{delivery}` is not a delivery mode")
+            })?,
+            commit_interval_ms: var("BENCH_COMMIT_INTERVAL_MS")?
+                .parse()
+                .context("rustpipe: BENCH_COMMIT_INTERVAL_MS")?,
+            transactional_id: std::env::var("BENCH_TRANSACTIONAL_ID")
+                .unwrap_or_else(|_| format!("{group_id}-txn")),
+            group_id,
+        })
+    }
+
+    /// The consumer: a large prefetch, fetches answered within 10 ms.
+    pub fn consumer_config(&self) -> ClientConfig {
+        let mut config = ClientConfig::new();
+        config
+            .set("bootstrap.servers", &self.bootstrap)
+            .set("group.id", &self.group_id)
+            .set("auto.offset.reset", "earliest")
+            .set("fetch.min.bytes", "65536")
+            .set("fetch.wait.max.ms", "10")
+            .set("max.partition.fetch.bytes", "52428800")
+            .set("isolation.level", "read_committed");
+        match self.delivery {
+            Delivery::AtLeastOnce => config
+                .set("enable.auto.commit", "true")
+                .set("enable.auto.offset.store", "false")
+                .set(
+                    "auto.commit.interval.ms",
+                    self.commit_interval_ms.to_string(),
+                ),
+            Delivery::ExactlyOnce => config.set("enable.auto.commit", "false"),
+        };
+        config
+    }
+
+    /// The producer: idempotent, lz4, 5 ms linger; transactional for exactly-once.
+    pub fn producer_config(&self) -> ClientConfig {
+        let mut config = ClientConfig::new();
+        config
+            .set("bootstrap.servers", &self.bootstrap)
+            .set("acks", "all")
+            .set("enable.idempotence", "true")
+            .set("linger.ms", "5")
+            .set("compression.type", "lz4");
+        if self.delivery == Delivery::ExactlyOnce {
+            config.set("transactional.id", &self.transactional_id);
+        }
+        config
+    }
+}

@@ -1,0 +1,92 @@
+//! The stateless workload's operators: filter `region = eu-*`, then derive
+//! `latency_ratio` and `sla_status`. The output keeps what verification needs:
+//! the input's sequence number and gendata timestamp.
+
+use std::borrow::Cow;
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::gendata::event::sla_status;
+
+/// The input fields the workload reads (a projection of the 19).
+#[derive(Deserialize)]
+struct Input<'a> {
+    seq: u64,
+    ts_us: i64,
+    #[serde(borrow)]
+    region: Cow<'a, str>,
+    #[serde(borrow)]
+    service: Cow<'a, str>,
+    latency_ms: u32,
+    sla_ms: u32,
+}
+
+/// One output record of the stateless workload.
+#[derive(Serialize)]
+struct Output<'a> {
+    seq: u64,
+    ts_us: i64,
+    region: &'a str,
+    service: &'a str,
+    latency_ms: u32,
+    sla_ms: u32,
+    latency_ratio: f64,
+    sla_status: &'static str,
+}
+
+/// Writes the output for `payload` into `out`; false when the filter drops it.
+pub fn transform(payload: &[u8], out: &mut Vec<u8>) -> Result<bool> {
+    let input: Input<'_> =
+        serde_json::from_slice(payload).context("rustpipe: an input record is not an event")?;
+    if !input.region.starts_with("eu-") {
+        return Ok(false);
+    }
+    let latency_ratio = f64::from(input.latency_ms) / f64::from(input.sla_ms);
+    let output = Output {
+        seq: input.seq,
+        ts_us: input.ts_us,
+        region: &input.region,
+        service: &input.service,
+        latency_ms: input.latency_ms,
+        sla_ms: input.sla_ms,
+        latency_ratio,
+        sla_status: sla_status(latency_ratio),
+    };
+    serde_json::to_writer(out, &output)?;
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gendata::Event;
+
+    #[test]
+    fn eu_events_are_kept_and_enriched() {
+        let mut checked = 0;
+        for seq in 0..2000 {
+            let event = Event::generate(9, seq, 1_000 + seq as i64);
+            let payload = serde_json::to_vec(&event).unwrap();
+            let mut out = Vec::new();
+            let kept = transform(&payload, &mut out).unwrap();
+            assert_eq!(kept, event.region.starts_with("eu-"));
+            if kept {
+                let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
+                assert_eq!(v["seq"], seq);
+                assert_eq!(v["ts_us"], 1_000 + seq as i64);
+                assert_eq!(v["latency_ratio"].as_f64().unwrap(), event.latency_ratio());
+                assert_eq!(v["sla_status"], event.sla_status());
+                checked += 1;
+            } else {
+                assert!(out.is_empty());
+            }
+        }
+        assert!(checked > 400, "{checked}");
+    }
+
+    #[test]
+    fn a_record_that_is_not_an_event_is_an_error() {
+        assert!(transform(b"{\"nope\":1}", &mut Vec::new()).is_err());
+    }
+}

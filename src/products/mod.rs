@@ -1,0 +1,93 @@
+//! How the orchestrator installs, starts, readies and stops any product, knowing
+//! it only through its product.yaml.
+//!
+//! Every product gets the run's settings as BENCH_* environment variables; its
+//! standard output is watched for the readiness line and kept, with its
+//! standard error, in the run's log folder.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Command;
+
+use anyhow::{Context, Result};
+
+use crate::config::{Delivery, Install, Product};
+use crate::process::Supervised;
+
+/// Whether a product can run on this machine, and if not, how to fix that.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Availability {
+    Runnable,
+    NotInstalled { hint: String },
+}
+
+/// Whether `product` can run here.
+pub fn availability(product: &Product) -> Availability {
+    match product.install {
+        Install::Builtin => Availability::Runnable,
+    }
+}
+
+/// The settings of one run, as a product receives them.
+#[derive(Debug, Clone)]
+pub struct LaunchSettings {
+    pub bootstrap: String,
+    pub input_topic: String,
+    pub output_topic: String,
+    pub group_id: String,
+    pub transactional_id: String,
+    pub delivery: Delivery,
+    pub commit_interval_ms: u64,
+    pub parallelism: u32,
+    pub workload: String,
+}
+
+impl LaunchSettings {
+    /// The BENCH_* variables every product reads.
+    pub fn environment(&self, product: &Product) -> Result<BTreeMap<&'static str, String>> {
+        Ok(BTreeMap::from([
+            ("BENCH_BOOTSTRAP", self.bootstrap.clone()),
+            ("BENCH_INPUT_TOPIC", self.input_topic.clone()),
+            ("BENCH_OUTPUT_TOPIC", self.output_topic.clone()),
+            ("BENCH_GROUP_ID", self.group_id.clone()),
+            ("BENCH_TRANSACTIONAL_ID", self.transactional_id.clone()),
+            ("BENCH_DELIVERY", self.delivery.as_str().to_string()),
+            (
+                "BENCH_COMMIT_INTERVAL_MS",
+                self.commit_interval_ms.to_string(),
+            ),
+            ("BENCH_PARALLELISM", self.parallelism.to_string()),
+            ("BENCH_WORKLOAD", self.workload.clone()),
+            ("BENCH_SETTINGS", serde_json::to_string(&product.settings)?),
+        ]))
+    }
+}
+
+/// Replaces `{suite}` and `{dir}` in a start command.
+fn expand(arg: &str, product: &Product) -> Result<String> {
+    let suite = std::env::current_exe().context("finding the suite's own executable")?;
+    Ok(arg
+        .replace("{suite}", &suite.to_string_lossy())
+        .replace("{dir}", &product.dir().to_string_lossy()))
+}
+
+/// Starts `product` with `settings`, logging into `log_dir`.
+pub fn start(product: &Product, settings: &LaunchSettings, log_dir: &Path) -> Result<Supervised> {
+    let argv: Vec<String> = product
+        .start
+        .iter()
+        .map(|a| expand(a, product))
+        .collect::<Result<_>>()?;
+    let mut command = Command::new(&argv[0]);
+    command
+        .args(&argv[1..])
+        .current_dir(product.dir())
+        .envs(settings.environment(product)?);
+    Supervised::spawn(
+        &product.name,
+        command,
+        log_dir,
+        "product",
+        &product.ready.stdout_contains,
+    )
+}

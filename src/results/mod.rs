@@ -1,0 +1,231 @@
+//! The result record (one JSON object per run, schema-versioned, a unit and a
+//! direction on every figure) and the JSONL store it is appended to.
+//! docs/results-schema.md describes the shape for readers.
+
+use std::collections::BTreeMap;
+use std::fs::OpenOptions;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use serde::{Deserialize, Serialize};
+
+use crate::broker::BrokerInfo;
+use crate::config::Delivery;
+use crate::gendata::GendataSummary;
+use crate::host::HostInfo;
+
+/// Bumped whenever the record's shape changes incompatibly.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One run's result.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RunRecord {
+    pub schema: u32,
+    pub run_id: String,
+    /// Runs started by one `suite run` invocation share a batch.
+    pub batch_id: String,
+    /// RFC 3339, UTC.
+    pub started_at: String,
+    pub bench_version: u32,
+    pub host: HostInfo,
+    pub broker: BrokerInfo,
+    pub product: String,
+    pub line: String,
+    pub version: String,
+    pub workload: String,
+    pub delivery: Delivery,
+    pub config: RunConfig,
+    pub status: Status,
+    /// Why the run failed; absent when it did not.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failure: Option<String>,
+    pub metrics: BTreeMap<String, Metric>,
+    /// gendata's own account of the run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gendata: Option<GendataSummary>,
+    /// The probe's latency histogram (microseconds), HdrHistogram V2 + deflate,
+    /// base64: repeats can be merged exactly.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_histogram: Option<String>,
+    /// Where the run's logs are kept.
+    pub logs: PathBuf,
+}
+
+/// How a run went.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    Ok,
+    Failed,
+}
+
+/// The configuration a run used: two runs compare only when these match.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunConfig {
+    pub rate: u64,
+    pub warmup_s: u64,
+    pub window_s: u64,
+    pub seed: u64,
+    pub commit_interval_ms: u64,
+    pub parallelism: u32,
+    pub sample_interval_ms: u64,
+    pub input_partitions: i32,
+}
+
+/// Which way a figure is better.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Better {
+    Higher,
+    Lower,
+}
+
+/// One figure with its unit and direction.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Metric {
+    pub value: f64,
+    pub unit: String,
+    pub better: Better,
+}
+
+impl Metric {
+    pub fn new(value: f64, unit: &str, better: Better) -> Metric {
+        Metric {
+            value,
+            unit: unit.to_string(),
+            better,
+        }
+    }
+}
+
+/// The JSONL file of `workload` in `dir`.
+pub fn results_file(dir: &Path, workload: &str) -> PathBuf {
+    dir.join(format!("{workload}.jsonl"))
+}
+
+/// Appends `record` as one line to its workload's file. The line goes out in a
+/// single write on a file opened for appending, so a reader or an interrupted
+/// run never leaves half a line behind.
+pub fn append_record(dir: &Path, record: &RunRecord) -> Result<PathBuf> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let path = results_file(dir, &record.workload);
+    let mut line = serde_json::to_string(record)?;
+    line.push('\n');
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    file.write_all(line.as_bytes())
+        .and_then(|()| file.sync_data())
+        .with_context(|| format!("appending to {}", path.display()))?;
+    Ok(path)
+}
+
+/// Reads every record of a JSONL file; a line that does not parse is an error
+/// naming the file and line.
+pub fn read_records(path: &Path) -> Result<Vec<RunRecord>> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    text.lines()
+        .enumerate()
+        .filter(|(_, line)| !line.trim().is_empty())
+        .map(|(i, line)| {
+            serde_json::from_str(line)
+                .with_context(|| format!("{}:{}: not a run record", path.display(), i + 1))
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(run_id: &str) -> RunRecord {
+        RunRecord {
+            schema: SCHEMA_VERSION,
+            run_id: run_id.into(),
+            batch_id: "b".into(),
+            started_at: "2026-11-30T05:00:00Z".into(),
+            bench_version: 1,
+            host: HostInfo {
+                hostname: "h".into(),
+                cpu_model: "c".into(),
+                cores: 2,
+                memory_mb: 1,
+                kernel: "k".into(),
+            },
+            broker: BrokerInfo {
+                kind: "local".into(),
+                version: Some("apache-kafka 4.1.1".into()),
+                bootstrap: "127.0.0.1:1".into(),
+            },
+            product: "rustpipe".into(),
+            line: "rustpipe-eos".into(),
+            version: "0.1.0".into(),
+            workload: "stateless".into(),
+            delivery: Delivery::ExactlyOnce,
+            config: RunConfig {
+                rate: 1,
+                warmup_s: 1,
+                window_s: 1,
+                seed: 1,
+                commit_interval_ms: 10,
+                parallelism: 1,
+                sample_interval_ms: 1000,
+                input_partitions: 1,
+            },
+            status: Status::Ok,
+            failure: None,
+            metrics: BTreeMap::from([(
+                "latency_p50_ms".to_string(),
+                Metric::new(1.5, "ms", Better::Lower),
+            )]),
+            gendata: None,
+            latency_histogram: None,
+            logs: PathBuf::from("/tmp"),
+        }
+    }
+
+    #[test]
+    fn records_append_as_lines_and_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        append_record(dir.path(), &record("a")).unwrap();
+        let path = append_record(dir.path(), &record("b")).unwrap();
+        assert_eq!(path, dir.path().join("stateless.jsonl"));
+        let back = read_records(&path).unwrap();
+        assert_eq!(back.len(), 2);
+        assert_eq!(back[1].run_id, "b");
+        assert_eq!(
+            back[0].metrics["latency_p50_ms"],
+            Metric::new(1.5, "ms", Better::Lower)
+        );
+        let line: serde_json::Value = serde_json::from_str(
+            std::fs::read_to_string(&path)
+                .unwrap()
+                .lines()
+                .next()
+                .unwrap(),
+        )
+        .unwrap();
+        assert_eq!(line["delivery"], "exactly-once");
+        assert_eq!(line["status"], "ok");
+        assert_eq!(line["metrics"]["latency_p50_ms"]["better"], "lower");
+        assert!(line.get("failure").is_none());
+    }
+
+    #[test]
+    fn a_broken_line_names_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = append_record(dir.path(), &record("a")).unwrap();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b"{\"half\":\n")
+            .unwrap();
+        let err = format!("{:#}", read_records(&path).unwrap_err());
+        assert!(err.contains("stateless.jsonl:2: not a run record"), "{err}");
+    }
+}
