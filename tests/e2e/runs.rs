@@ -1,0 +1,214 @@
+//! Short real runs of both rustpipe lines, a crashing product, and Ctrl-C.
+
+use std::io::{BufRead, BufReader};
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+use libtest_mimic::Trial;
+use streamsuite::config::Delivery;
+use streamsuite::gendata::event::eu_share;
+use streamsuite::results::{RunRecord, Status};
+
+use crate::support::{config_with_products, ensure, output, records, suite, suite_with};
+use crate::trial;
+
+pub fn trials() -> Vec<Trial> {
+    vec![
+        trial(
+            "alos_line_keeps_up_and_keeps_the_eu_share",
+            alos_line_keeps_up_and_keeps_the_eu_share,
+        ),
+        trial(
+            "eos_line_keeps_up_and_keeps_the_eu_share",
+            eos_line_keeps_up_and_keeps_the_eu_share,
+        ),
+        trial(
+            "product_that_exits_is_recorded_failed_with_its_stderr",
+            product_that_exits_is_recorded_failed_with_its_stderr,
+        ),
+        trial(
+            "ctrl_c_stops_every_child_and_writes_no_record",
+            ctrl_c_stops_every_child_and_writes_no_record,
+        ),
+    ]
+}
+
+fn metric(record: &RunRecord, name: &str) -> Result<f64, String> {
+    record
+        .metrics
+        .get(name)
+        .map(|m| m.value)
+        .ok_or_else(|| format!("metric {name} missing from {}", record.run_id))
+}
+
+/// A 10 s window at 2000 records/s, checked against what the workload implies.
+fn short_run_keeps_up(line: &str, delivery: Delivery) -> Result<(), String> {
+    let results = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let out = output(
+        suite()
+            .args(["run", line, "stateless", "--rate", "2000", "--warmup", "3", "--window", "10"])
+            .arg("--results")
+            .arg(results.path()),
+    )?;
+    ensure(out.status.success(), "the run must succeed", &out)?;
+    let records = records(results.path(), "stateless")?;
+    ensure(records.len() == 1, "exactly one record expected", &out)?;
+    let r = &records[0];
+    ensure(r.status == Status::Ok, "status ok expected", &out)?;
+    ensure(r.line == line && r.delivery == delivery, "line and delivery recorded", &out)?;
+    ensure(r.broker.kind == "local" && r.broker.version.is_some(), "broker recorded", &out)?;
+    ensure(r.host.cores > 0 && !r.host.kernel.is_empty(), "host recorded", &out)?;
+    let offered = metric(r, "offered_per_s")?;
+    let consumed = metric(r, "consumed_per_s")?;
+    let output_rate = metric(r, "output_per_s")?;
+    ensure((offered - 2000.0).abs() / 2000.0 < 0.01, &format!("offered {offered} ~ 2000"), &out)?;
+    ensure(
+        (consumed - offered).abs() / offered < 0.05,
+        &format!("consumed {consumed} within 5% of offered {offered}"),
+        &out,
+    )?;
+    ensure(metric(r, "latency_count")? > 0.0, "records timed", &out)?;
+    ensure(metric(r, "latency_p50_ms")? > 0.0, "p50 above zero", &out)?;
+    let share = output_rate / consumed;
+    ensure(
+        (share / eu_share() - 1.0).abs() < 0.05,
+        &format!("output/consumed {share:.4} within 5% of the eu-* share {}", eu_share()),
+        &out,
+    )?;
+    for (name, m) in &r.metrics {
+        ensure(!m.unit.is_empty(), &format!("{name} has a unit"), &out)?;
+    }
+    ensure(r.latency_histogram.as_ref().is_some_and(|h| !h.is_empty()), "histogram stored", &out)
+}
+
+fn alos_line_keeps_up_and_keeps_the_eu_share() -> Result<(), String> {
+    short_run_keeps_up("rustpipe", Delivery::AtLeastOnce)
+}
+
+fn eos_line_keeps_up_and_keeps_the_eu_share() -> Result<(), String> {
+    short_run_keeps_up("rustpipe-eos", Delivery::ExactlyOnce)
+}
+
+/// A stand-in product (never a published result): ready, then dies mid-run.
+const CRASHING_PRODUCT: &str = r#"name: crasher
+description: A test double that becomes ready, then exits with an error.
+version: "0"
+install: {kind: builtin}
+start: ["sh", "-c", "echo crasher ready; sleep 3; echo 'crasher: boom, out of luck' >&2; exit 3"]
+ready: {stdout_contains: "crasher ready"}
+workloads: [stateless]
+lines:
+  - {name: crasher, delivery: at-least-once, delivery_detail: none}
+characteristics: {processing: none, engine: none, scaling: none, decode: none}
+"#;
+
+fn product_that_exits_is_recorded_failed_with_its_stderr() -> Result<(), String> {
+    let dir = config_with_products(&[("crasher", CRASHING_PRODUCT)])?;
+    let results = dir.path().join("results");
+    let out = output(
+        suite_with(&dir.path().join("bench.yaml"))
+            .args(["run", "crasher", "stateless", "--rate", "100", "--warmup", "1", "--window", "10"])
+            .arg("--results")
+            .arg(&results),
+    )?;
+    ensure(out.status.code() == Some(1), "exit code 1 expected", &out)?;
+    let records = records(&results, "stateless")?;
+    ensure(records.len() == 1, "one record expected", &out)?;
+    let failure = records[0].failure.clone().unwrap_or_default();
+    ensure(records[0].status == Status::Failed, "status failed expected", &out)?;
+    ensure(
+        failure.contains("crasher exited") && failure.contains("boom, out of luck"),
+        &format!("the failure must carry the product's stderr: {failure}"),
+        &out,
+    )
+}
+
+/// Pids whose parent is `parent`.
+fn children_of(parent: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .ok()
+                .and_then(|s| s.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse::<u32>().ok())
+                == Some(parent)
+        })
+        .collect()
+}
+
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .is_ok_and(|s| s.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')))
+}
+
+fn ctrl_c_stops_every_child_and_writes_no_record() -> Result<(), String> {
+    let results = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let mut child = suite()
+        .args(["run", "rustpipe-eos", "stateless", "--rate", "1000", "--warmup", "1", "--window", "120"])
+        .arg("--results")
+        .arg(results.path())
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let suite_pid = child.id();
+    let stderr = child.stderr.take().ok_or("no stderr")?;
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut seen = Vec::new();
+    loop {
+        match rx.recv_timeout(Duration::from_secs(1)) {
+            Ok(line) if line.contains("measuring") => break,
+            Ok(line) => seen.push(line),
+            Err(_) if Instant::now() > deadline => {
+                let _ = child.kill();
+                return Err(format!("the run never reached its window:\n{}", seen.join("\n")));
+            }
+            Err(_) => {}
+        }
+    }
+    let children = children_of(suite_pid);
+    if children.len() < 3 {
+        let _ = child.kill();
+        return Err(format!("expected product, probe and gendata, found {children:?}"));
+    }
+    // SAFETY: signalling a child we spawned.
+    unsafe {
+        libc::kill(suite_pid as i32, libc::SIGINT);
+    }
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let status = loop {
+        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            break status;
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            return Err("the run did not stop within 60 s of Ctrl-C".into());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let rest: Vec<String> = rx.try_iter().collect();
+    if status.code() != Some(130) {
+        return Err(format!("exit code 130 expected, got {status}:\n{}", rest.join("\n")));
+    }
+    let left: Vec<u32> = children.into_iter().filter(|&pid| alive(pid)).collect();
+    if !left.is_empty() {
+        return Err(format!("children still running after Ctrl-C: {left:?}"));
+    }
+    if !records(results.path(), "stateless")?.is_empty() {
+        return Err("an interrupted run must write no record".into());
+    }
+    let broker = suite().args(["broker", "status"]).output().map_err(|e| e.to_string())?;
+    if !broker.status.success() {
+        return Err("the broker that was already running must be left running".into());
+    }
+    Ok(())
+}

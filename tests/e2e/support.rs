@@ -1,0 +1,110 @@
+//! Shared helpers: the suite binary, the repository's configuration, a
+//! temporary configuration folder, and the broker for the whole test run.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use streamsuite::results::{read_records, RunRecord};
+
+/// The repository root (bench.yaml, products/, workloads/).
+pub fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// The `suite` command with the repository's bench.yaml.
+pub fn suite() -> Command {
+    suite_with(&repo().join("bench.yaml"))
+}
+
+/// The `suite` command with the given bench.yaml.
+pub fn suite_with(bench: &Path) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_suite"));
+    command.arg("--config").arg(bench);
+    command
+}
+
+/// Runs a command and returns its output, or an error that shows it all.
+pub fn output(command: &mut Command) -> Result<Output, String> {
+    command.output().map_err(|e| format!("running {command:?}: {e}"))
+}
+
+/// Describes a command's outcome for assertion messages.
+pub fn describe(output: &Output) -> String {
+    format!(
+        "exit: {}\n--- stdout\n{}\n--- stderr\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    )
+}
+
+/// Fails with `message` and the command's output unless `condition` holds.
+pub fn ensure(condition: bool, message: &str, output: &Output) -> Result<(), String> {
+    if condition {
+        Ok(())
+    } else {
+        Err(format!("{message}\n{}", describe(output)))
+    }
+}
+
+/// The records of `workload` in a results folder (none if the file is absent).
+pub fn records(results: &Path, workload: &str) -> Result<Vec<RunRecord>, String> {
+    let path = results.join(format!("{workload}.jsonl"));
+    if !path.exists() {
+        return Ok(Vec::new());
+    }
+    read_records(&path).map_err(|e| format!("{e:#}"))
+}
+
+/// A copy of the repository's configuration in a temporary folder, with
+/// extra product folders: `(name, product.yaml text)`.
+pub fn config_with_products(extra: &[(&str, &str)]) -> Result<tempfile::TempDir, String> {
+    let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let copy = |from: &Path, to: &Path| -> Result<(), String> {
+        std::fs::create_dir_all(to.parent().unwrap()).map_err(|e| e.to_string())?;
+        std::fs::copy(from, to).map(|_| ()).map_err(|e| e.to_string())
+    };
+    copy(&repo().join("bench.yaml"), &dir.path().join("bench.yaml"))?;
+    for entry in std::fs::read_dir(repo().join("workloads")).map_err(|e| e.to_string())? {
+        let path = entry.map_err(|e| e.to_string())?.path();
+        copy(&path, &dir.path().join("workloads").join(path.file_name().unwrap()))?;
+    }
+    std::fs::create_dir_all(dir.path().join("products")).map_err(|e| e.to_string())?;
+    for (name, yaml) in extra {
+        let folder = dir.path().join("products").join(name);
+        std::fs::create_dir_all(&folder).map_err(|e| e.to_string())?;
+        std::fs::write(folder.join("product.yaml"), yaml).map_err(|e| e.to_string())?;
+    }
+    Ok(dir)
+}
+
+/// The local broker for the whole test run; stopped at the end if started here.
+pub struct BrokerGuard {
+    started: bool,
+}
+
+impl BrokerGuard {
+    pub fn start() -> BrokerGuard {
+        let running = suite()
+            .args(["broker", "status"])
+            .output()
+            .is_ok_and(|o| o.status.success());
+        if running {
+            eprintln!("using the local broker that is already running");
+            return BrokerGuard { started: false };
+        }
+        let started = suite().args(["broker", "start"]).status();
+        match started {
+            Ok(status) if status.success() => BrokerGuard { started: true },
+            other => panic!("could not start the local broker: {other:?}"),
+        }
+    }
+}
+
+impl Drop for BrokerGuard {
+    fn drop(&mut self) {
+        if self.started {
+            let _ = suite().args(["broker", "stop"]).status();
+        }
+    }
+}
