@@ -99,8 +99,12 @@ pub struct GendataArgs {
 pub struct ProbeArgs {
     #[arg(long)]
     pub bootstrap: String,
+    /// The output topic of the product under test.
     #[arg(long)]
     pub topic: String,
+    /// The probe's own topic for the setup floor: one small record every 10 ms.
+    #[arg(long)]
+    pub floor_topic: String,
     /// Arrivals from here on are measured, epoch microseconds.
     #[arg(long)]
     pub window_start_us: i64,

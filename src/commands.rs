@@ -82,8 +82,12 @@ fn broker(suite: &Suite, action: BrokerAction) -> Result<i32> {
             Ok(0)
         }
         BrokerAction::Stop => {
-            local.stop()?;
-            println!("local broker stopped");
+            if local.running_pid().is_some() {
+                local.stop()?;
+                println!("local broker stopped");
+            } else {
+                println!("no broker started by the suite is running");
+            }
             Ok(0)
         }
         BrokerAction::Status => match local.running_pid() {
@@ -142,6 +146,7 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
         bench: &suite.bench,
         cache: &cache,
         broker: &session.info,
+        broker_pid: session.pid,
         host: &host,
         interrupt: &interrupt,
         batch_id: runner::new_run_id("batch"),

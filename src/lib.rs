@@ -3,6 +3,7 @@
 //! The `suite` binary orchestrates runs; this library holds every part of it,
 //! one module per concept, so tests and tools can use the same code.
 
+pub mod analysis;
 pub mod broker;
 pub mod cache;
 pub mod cli;
@@ -19,3 +20,4 @@ pub mod process;
 pub mod products;
 pub mod results;
 pub mod runner;
+pub mod sampler;

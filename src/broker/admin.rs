@@ -168,6 +168,28 @@ impl OffsetReader {
         Ok(sum)
     }
 
+    /// The sum of the high watermarks of every topic but `except` and the
+    /// broker's internal ones (`__*`): records written to changelogs,
+    /// repartition topics and the like.
+    pub fn other_topics_high_watermark(&self, except: &[&str]) -> Result<i64> {
+        let metadata = self.consumer.fetch_metadata(None, CALL_TIMEOUT)?;
+        let mut sum = 0;
+        for topic in metadata.topics() {
+            let name = topic.name();
+            if name.starts_with("__") || except.contains(&name) {
+                continue;
+            }
+            for partition in topic.partitions() {
+                let (_, high) = self
+                    .consumer
+                    .fetch_watermarks(name, partition.id(), CALL_TIMEOUT)
+                    .with_context(|| format!("reading the high watermark of {name}"))?;
+                sum += high;
+            }
+        }
+        Ok(sum)
+    }
+
     /// The sum of the group's committed offsets on `topic` (0 where none).
     pub fn committed(&self, topic: &str) -> Result<i64> {
         let mut request = TopicPartitionList::new();

@@ -16,7 +16,7 @@ use anyhow::{bail, Context, Result};
 use super::admin;
 use crate::cache::Cache;
 use crate::config::BrokerConfig;
-use crate::interrupt::Interrupt;
+use crate::interrupt::{Interrupt, Interrupted};
 use crate::process;
 
 const POM: &str = include_str!("kafka-pom.xml");
@@ -153,7 +153,7 @@ impl LocalBroker {
             }
             if interrupt.is_set() {
                 self.stop()?;
-                bail!("interrupted while the local broker was starting");
+                return Err(Interrupted.into());
             }
             if Instant::now() > deadline {
                 self.stop()?;
@@ -224,7 +224,7 @@ impl LocalBroker {
             if interrupt.is_set() {
                 process::signal_group(child.id(), libc::SIGKILL);
                 let _ = child.wait();
-                bail!("interrupted while resolving the broker's jars");
+                return Err(Interrupted.into());
             }
             std::thread::sleep(Duration::from_millis(100));
         };

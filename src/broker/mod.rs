@@ -24,6 +24,8 @@ pub struct BrokerInfo {
 /// A broker ready for a run; stops the local broker on drop if it started it.
 pub struct BrokerSession {
     pub info: BrokerInfo,
+    /// The local broker's process, sampled like the harness's own; None for external.
+    pub pid: Option<u32>,
     started: Option<LocalBroker>,
 }
 
@@ -48,6 +50,7 @@ impl BrokerSession {
                         version: version.clone(),
                         bootstrap: bootstrap.clone(),
                     },
+                    pid: None,
                     started: None,
                 })
             }
@@ -62,9 +65,13 @@ impl BrokerSession {
                     None
                 } else {
                     local.start(interrupt)?;
-                    Some(local)
+                    Some(local.clone())
                 };
-                Ok(BrokerSession { info, started })
+                Ok(BrokerSession {
+                    info,
+                    pid: local.running_pid(),
+                    started,
+                })
             }
         }
     }

@@ -107,6 +107,9 @@ pub struct Tolerances {
     pub selectivity: f64,
     /// gendata behind schedule by more than this (p99, ms) flags the run.
     pub generator_behind_ms: f64,
+    /// The host busier than this (average over the window, % of all cores)
+    /// flags the run `host-saturated`: the product may have been starved.
+    pub host_busy_pct: f64,
 }
 
 impl Bench {
@@ -140,7 +143,7 @@ mod tests {
     const RUN: &str =
         "run: {warmup_s: 1, window_s: 2, rate: 10, seed: 1, sample_interval_ms: 1000, \
         commit_interval_ms: 10, parallelism: 1, ready_timeout_s: 5, stop_grace_s: 5}\n\
-        tolerances: {lag_drift: 0.02, selectivity: 0.25, generator_behind_ms: 100}\n";
+        tolerances: {lag_drift: 0.02, selectivity: 0.25, generator_behind_ms: 100, host_busy_pct: 90}\n";
 
     #[test]
     fn broker_defaults_to_local_kafka() {

@@ -30,6 +30,8 @@ const READY_LINE: &str = "rustpipe ready";
 const BATCH_MAX_RECORDS: usize = 10_000;
 const BATCH_TIMEOUT: Duration = Duration::from_millis(10);
 const TXN_TIMEOUT: Duration = Duration::from_secs(30);
+/// Pause between looks at outstanding acknowledgements.
+const ACK_POLL_PAUSE: Duration = Duration::from_micros(200);
 
 /// Remembers the first failed delivery, so a lost record stops the pipeline.
 #[derive(Default)]
@@ -91,9 +93,11 @@ fn run(settings: &PipelineSettings, stop: &AtomicBool) -> Result<()> {
         let mut opened: Option<Instant> = None;
         while batch.len() < BATCH_MAX_RECORDS {
             let wait = match opened {
+                // Under a millisecond left: close the batch now, since the
+                // client would busy-wait out a sub-millisecond timeout.
                 Some(t) => match BATCH_TIMEOUT.checked_sub(t.elapsed()) {
-                    Some(left) => left,
-                    None => break,
+                    Some(left) if left >= Duration::from_millis(1) => left,
+                    _ => break,
                 },
                 None => Duration::from_millis(100),
             };
@@ -167,6 +171,7 @@ fn produce_batch(
         let Some(payload) = message.payload() else {
             continue;
         };
+        burn_cpu(settings.options.work_us_per_record);
         encoded.clear();
         if !stateless::transform(payload, encoded)? {
             continue;
@@ -183,7 +188,8 @@ fn produce_batch(
                     back,
                 )) => {
                     record = back;
-                    producer.poll(Duration::from_millis(1));
+                    producer.poll(Duration::ZERO);
+                    std::thread::sleep(ACK_POLL_PAUSE);
                 }
                 Err((err, _)) => return Err(err).context("rustpipe: producing"),
             }
@@ -191,6 +197,17 @@ fn produce_batch(
     }
     producer.poll(Duration::ZERO);
     Ok(())
+}
+
+/// Keeps the CPU busy for `us` microseconds (the `work_us_per_record` option).
+fn burn_cpu(us: u64) {
+    if us == 0 {
+        return;
+    }
+    let until = Instant::now() + Duration::from_micros(us);
+    while Instant::now() < until {
+        std::hint::spin_loop();
+    }
 }
 
 /// The offset to resume from for each partition of a batch: last + 1.
@@ -206,21 +223,28 @@ fn next_offsets(batch: &[BorrowedMessage<'_>]) -> Result<TopicPartitionList> {
     Ok(offsets)
 }
 
-/// Waits until every record sent so far is acknowledged, polling in 1 ms
-/// steps: `flush` (and so `commit_transaction`) was measured here to take
-/// ~100 ms per call whatever the batch, which would dominate the latency.
+/// Waits until every record sent so far is acknowledged.
+///
+/// Serves delivery reports without blocking and sleeps briefly between
+/// looks: the client's `flush` (and so `commit_transaction`) was measured here
+/// to take ~100 ms per call whatever the batch, and its `poll(timeout)` to
+/// spin on the CPU for the whole timeout; either would dominate what is
+/// measured.
 fn wait_for_acks(producer: &BaseProducer<WatchContext>) -> Result<()> {
     let deadline = Instant::now() + TXN_TIMEOUT;
-    while producer.in_flight_count() > 0 {
+    loop {
+        producer.poll(Duration::ZERO);
+        if producer.in_flight_count() == 0 {
+            return Ok(());
+        }
         if Instant::now() > deadline {
             bail!(
                 "rustpipe: records unacknowledged after {}s",
                 TXN_TIMEOUT.as_secs()
             );
         }
-        producer.poll(Duration::from_millis(1));
+        std::thread::sleep(ACK_POLL_PAUSE);
     }
-    Ok(())
 }
 
 fn check_deliveries(watch: &DeliveryWatch) -> Result<()> {

@@ -15,6 +15,19 @@ pub struct PipelineSettings {
     pub delivery: Delivery,
     pub commit_interval_ms: u64,
     pub transactional_id: String,
+    /// Options from the product's `settings` (BENCH_SETTINGS).
+    pub options: PipelineOptions,
+}
+
+/// rustpipe's own options, from `settings` in its product.yaml.
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PipelineOptions {
+    /// CPU burned per input record, in microseconds: a knob that lowers the
+    /// pipeline's capacity on purpose, to check how the suite judges a product
+    /// fed beyond it. 0 in every published configuration.
+    #[serde(default)]
+    pub work_us_per_record: u64,
 }
 
 fn var(name: &str) -> Result<String> {
@@ -39,6 +52,11 @@ impl PipelineSettings {
             transactional_id: std::env::var("BENCH_TRANSACTIONAL_ID")
                 .unwrap_or_else(|_| format!("{group_id}-txn")),
             group_id,
+            options: match std::env::var("BENCH_SETTINGS") {
+                Ok(json) if !json.trim().is_empty() => serde_json::from_str(&json)
+                    .with_context(|| format!("rustpipe: BENCH_SETTINGS `{json}`"))?,
+                _ => PipelineOptions::default(),
+            },
         })
     }
 

@@ -10,10 +10,12 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::Regime;
 use crate::broker::BrokerInfo;
 use crate::config::Delivery;
 use crate::gendata::GendataSummary;
 use crate::host::HostInfo;
+use crate::runner::monitor::{Resources, Series};
 
 /// Bumped whenever the record's shape changes incompatibly.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -40,7 +42,22 @@ pub struct RunRecord {
     /// Why the run failed; absent when it did not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
+    /// keep-up, saturated or draining, from the lag drift; absent for a failed run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub regime: Option<Regime>,
+    /// Named conditions that qualify the figures (`generator-behind`, ...).
+    #[serde(default)]
+    pub flags: Vec<String>,
     pub metrics: BTreeMap<String, Metric>,
+    /// Figures that do not apply to this run, with the reason.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub not_applicable: BTreeMap<String, String>,
+    /// CPU and memory of the product's tree, each harness process and the host.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub resources: Option<Resources>,
+    /// Per-interval series over the whole run, for time-series charts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub series: Option<Series>,
     /// gendata's own account of the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gendata: Option<GendataSummary>,
@@ -178,6 +195,11 @@ mod tests {
             },
             status: Status::Ok,
             failure: None,
+            regime: None,
+            flags: Vec::new(),
+            not_applicable: BTreeMap::new(),
+            resources: None,
+            series: None,
             metrics: BTreeMap::from([(
                 "latency_p50_ms".to_string(),
                 Metric::new(1.5, "ms", Better::Lower),

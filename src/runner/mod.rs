@@ -5,6 +5,7 @@
 //! stopped -> one record appended. A failed run is recorded, not fatal to the
 //! batch; an interrupted run tears everything down and records nothing.
 
+pub mod monitor;
 mod progress;
 mod summary;
 
@@ -15,11 +16,12 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Context, Result};
 
+use crate::analysis::{self, Regime};
 use crate::broker::admin::{self, OffsetReader, TopicRequest};
 use crate::broker::BrokerInfo;
 use crate::cache::Cache;
 use crate::clock::{now_us, sleep_until_us};
-use crate::config::{Bench, LineRef, Workload};
+use crate::config::{Bench, LineRef, Tolerances, Workload};
 use crate::gendata::GendataSummary;
 use crate::host::HostInfo;
 use crate::interrupt::{Interrupt, Interrupted};
@@ -27,18 +29,22 @@ use crate::probe::{ProbeSummary, READY_LINE as PROBE_READY};
 use crate::process::Supervised;
 use crate::products::{self, Availability, LaunchSettings};
 use crate::results::{Better, Metric, RunConfig, RunRecord, Status, SCHEMA_VERSION};
+use monitor::{Monitor, SampleRow, Watched};
 use progress::Progress;
 
 /// How long gendata and the probe may take to finish after the window.
 const HELPER_EXIT_TIMEOUT: Duration = Duration::from_secs(60);
-/// Time between gendata's start command and its first slot.
-const SCHEDULE_LEAD: Duration = Duration::from_millis(500);
+/// Time from the product being ready to gendata's first slot: room for the
+/// probe to start and assign its partitions.
+const SCHEDULE_LEAD: Duration = Duration::from_secs(2);
 
 /// Everything a batch of runs shares.
 pub struct RunContext<'a> {
     pub bench: &'a Bench,
     pub cache: &'a Cache,
     pub broker: &'a BrokerInfo,
+    /// The local broker's pid, sampled as part of the harness.
+    pub broker_pid: Option<u32>,
     pub host: &'a HostInfo,
     pub interrupt: &'a Interrupt,
     pub batch_id: String,
@@ -48,6 +54,7 @@ pub struct RunContext<'a> {
 struct RunNames {
     input: String,
     output: String,
+    floor: String,
     group: String,
 }
 
@@ -56,22 +63,20 @@ impl RunNames {
         RunNames {
             input: format!("ss-{run_id}-in"),
             output: format!("ss-{run_id}-out"),
+            floor: format!("ss-{run_id}-floor"),
             group: format!("ss-{run_id}"),
         }
     }
 }
 
-/// Offsets read at one instant.
-#[derive(Debug, Clone, Copy)]
-struct OffsetSample {
-    at_us: i64,
-    committed: i64,
-}
-
 /// What the measuring phases produced, before it becomes figures.
 struct Measured {
-    start: OffsetSample,
-    end: OffsetSample,
+    /// Samples from the first after start-up to the window's end.
+    rows: Vec<SampleRow>,
+    /// Index of the row taken at the window's start.
+    window_start: usize,
+    window_start_us: i64,
+    ticks_per_s: f64,
     gendata: GendataSummary,
     probe: ProbeSummary,
 }
@@ -121,7 +126,12 @@ pub fn run_once(
         config: config.clone(),
         status: Status::Ok,
         failure: None,
+        regime: None,
+        flags: Vec::new(),
         metrics: BTreeMap::new(),
+        not_applicable: BTreeMap::new(),
+        resources: None,
+        series: None,
         gendata: None,
         latency_histogram: None,
         logs: log_dir.clone(),
@@ -129,20 +139,16 @@ pub fn run_once(
     let names = RunNames::for_run(&run_id);
     let outcome = measure(ctx, line, workload, config, &names, &log_dir);
     // teardown: the run's topics go whatever happened
-    if let Err(err) = admin::delete_topics(&ctx.broker.bootstrap, &[&names.input, &names.output]) {
+    if let Err(err) = admin::delete_topics(
+        &ctx.broker.bootstrap,
+        &[&names.input, &names.output, &names.floor],
+    ) {
         eprintln!("warning: {err:#}");
     }
     match outcome {
         Ok(measured) => {
-            record.metrics = figures(&measured, config);
-            if measured.gendata.delivery_errors > 0 {
-                record.status = Status::Failed;
-                record.failure = Some(format!(
-                    "gendata: {} records were not delivered to the input topic",
-                    measured.gendata.delivery_errors
-                ));
-            }
-            record.latency_histogram = Some(measured.probe.histogram.clone());
+            judge(&mut record, &measured, config, &ctx.bench.tolerances);
+            record.latency_histogram = Some(measured.probe.output.histogram.clone());
             record.gendata = Some(measured.gendata);
         }
         Err(err) if err.is::<Interrupted>() => return Err(err),
@@ -182,6 +188,11 @@ fn measure(
                 partitions: workload.output.partitions,
                 compression: workload.output.compression.clone(),
             },
+            TopicRequest {
+                name: names.floor.clone(),
+                partitions: 1,
+                compression: "producer".into(),
+            },
         ],
     )?;
     progress.phase("starting the product");
@@ -211,6 +222,8 @@ fn measure(
             bootstrap,
             "--topic",
             &names.output,
+            "--floor-topic",
+            &names.floor,
             "--window-start-us",
             &window_start_us.to_string(),
             "--window-end-us",
@@ -254,33 +267,53 @@ fn measure(
         "",
     )?;
     let offsets = OffsetReader::for_group(bootstrap, &names.group)?;
-    let read_offsets = || -> Result<OffsetSample> {
-        let at_us = now_us();
-        let committed = offsets.committed(&names.input)?;
-        Ok(OffsetSample { at_us, committed })
-    };
+    let mut monitor = Monitor::new(
+        &offsets,
+        &names.input,
+        [&names.input, &names.output, &names.floor],
+        Watched {
+            product: product.pgid() as i32,
+            broker: ctx.broker_pid.map(|p| p as i32),
+            gendata: gendata.pgid() as i32,
+            probe: probe.pgid() as i32,
+        },
+    );
+    let interval_us = config.sample_interval_ms as i64 * 1000;
+    // Samples fall on window_start + k * interval, so both bounds are samples.
+    let mut next_sample_us =
+        window_start_us - (window_start_us - now_us()) / interval_us * interval_us;
 
     // warm-up
     progress.phase("warm-up");
-    watch_until(
+    let mut processes = Processes {
+        product: &mut product,
+        helpers: [&mut gendata, &mut probe],
+    };
+    processes.watch_until(
         window_start_us,
-        &mut product,
-        &mut [&mut gendata, &mut probe],
         interrupt,
         &mut progress,
+        &mut monitor,
+        &mut next_sample_us,
+        interval_us,
     )?;
-    let start = read_offsets()?;
+    monitor.sample(true)?;
+    let window_start = monitor.rows.len() - 1;
 
     // measure
     progress.phase("measuring");
-    watch_until(
+    next_sample_us = window_start_us + interval_us;
+    processes.watch_until(
         window_end_us,
-        &mut product,
-        &mut [&mut gendata, &mut probe],
         interrupt,
         &mut progress,
+        &mut monitor,
+        &mut next_sample_us,
+        interval_us,
     )?;
-    let end = read_offsets()?;
+    monitor.sample(true)?;
+    let ticks_per_s = monitor.ticks_per_s();
+    let rows = std::mem::take(&mut monitor.rows);
 
     // stop
     progress.phase("stopping");
@@ -290,8 +323,10 @@ fn measure(
     product.stop(Duration::from_secs(run.stop_grace_s));
     progress.finish();
     Ok(Measured {
-        start,
-        end,
+        rows,
+        window_start,
+        window_start_us,
+        ticks_per_s,
         gendata: crate::handoff::read(&gendata_file)?,
         probe: crate::handoff::read(&probe_file)?,
     })
@@ -310,58 +345,229 @@ fn spawn_helper(
     Supervised::spawn(name, command, log_dir, name, ready)
 }
 
-/// Waits until `until_us`, failing as soon as the product exits, a helper
-/// fails, or Ctrl-C arrives. (Helpers end by themselves at the window's end.)
-fn watch_until(
-    until_us: i64,
-    product: &mut Supervised,
-    helpers: &mut [&mut Supervised],
-    interrupt: &Interrupt,
-    progress: &mut Progress,
-) -> Result<()> {
-    loop {
-        let now = now_us();
-        if now >= until_us {
-            return Ok(());
+/// The processes of a run, watched while it goes.
+struct Processes<'p> {
+    product: &'p mut Supervised,
+    /// gendata and the probe: they end by themselves at the window's end.
+    helpers: [&'p mut Supervised; 2],
+}
+
+impl Processes<'_> {
+    /// Waits until `until_us`, sampling on schedule, and fails as soon as the
+    /// product exits, a helper fails, or Ctrl-C arrives.
+    fn watch_until(
+        &mut self,
+        until_us: i64,
+        interrupt: &Interrupt,
+        progress: &mut Progress,
+        monitor: &mut Monitor<'_>,
+        next_sample_us: &mut i64,
+        interval_us: i64,
+    ) -> Result<()> {
+        loop {
+            let now = now_us();
+            if now >= until_us {
+                return Ok(());
+            }
+            self.product.check_alive()?;
+            for helper in self.helpers.iter_mut() {
+                helper.check_not_failed()?;
+            }
+            if interrupt.is_set() {
+                return Err(Interrupted.into());
+            }
+            if now >= *next_sample_us {
+                monitor.sample(false)?;
+                *next_sample_us += interval_us;
+            }
+            progress.tick(now);
+            sleep_until_us((now + 100_000).min(until_us).min(*next_sample_us));
         }
-        product.check_alive()?;
-        for helper in helpers.iter_mut() {
-            helper.check_not_failed()?;
-        }
-        if interrupt.is_set() {
-            return Err(Interrupted.into());
-        }
-        progress.tick(now);
-        sleep_until_us((now + 100_000).min(until_us));
     }
 }
 
-/// The run's figures, each with its unit and direction.
-fn figures(m: &Measured, config: &RunConfig) -> BTreeMap<String, Metric> {
-    let window_s = config.window_s as f64;
-    let measured_s = ((m.end.at_us - m.start.at_us).max(1)) as f64 / 1e6;
-    let rate = |v: f64| Metric::new(v, "records/s", Better::Higher);
-    let ms = |v: f64| Metric::new(v, "ms", Better::Lower);
-    BTreeMap::from([
-        (
-            "offered_per_s".into(),
-            rate(m.gendata.window_records as f64 / window_s),
-        ),
-        (
-            "consumed_per_s".into(),
-            rate((m.end.committed - m.start.committed) as f64 / measured_s),
-        ),
-        ("output_per_s".into(), rate(m.probe.count as f64 / window_s)),
-        ("latency_p50_ms".into(), ms(m.probe.p50_ms)),
-        ("latency_p90_ms".into(), ms(m.probe.p90_ms)),
-        ("latency_p99_ms".into(), ms(m.probe.p99_ms)),
-        ("latency_p999_ms".into(), ms(m.probe.p999_ms)),
-        ("latency_max_ms".into(), ms(m.probe.max_ms)),
-        (
-            "latency_count".into(),
-            Metric::new(m.probe.count as f64, "records", Better::Higher),
-        ),
-    ])
+/// Turns what a run measured into its regime, flags and figures.
+fn judge(record: &mut RunRecord, m: &Measured, config: &RunConfig, tolerances: &Tolerances) {
+    let window = &m.rows[m.window_start..];
+    let (first, last) = (&window[0], &window[window.len() - 1]);
+    let measured_s = ((last.at_us - first.at_us).max(1)) as f64 / 1e6;
+    let consumed = last.committed - first.committed;
+    let consumed_per_s = consumed as f64 / measured_s;
+    let backlog_start = first.input_high - first.committed;
+    let backlog_end = last.input_high - last.committed;
+    let drift = analysis::lag_drift(backlog_start, backlog_end, consumed);
+    let regime = analysis::classify(drift, tolerances.lag_drift);
+    let resources = monitor::Resources {
+        product: monitor::summarize(window, m.ticks_per_s, |r| Some(&r.product)),
+        broker: monitor::summarize(window, m.ticks_per_s, |r| r.broker.as_ref()),
+        gendata: monitor::summarize(window, m.ticks_per_s, |r| Some(&r.gendata)),
+        probe: monitor::summarize(window, m.ticks_per_s, |r| Some(&r.probe)),
+        host: monitor::host_load(window),
+    };
+
+    if m.probe.unreadable > 0 {
+        record.flags.push("unreadable-output".into());
+    }
+    if m.gendata.behind_p99_ms > tolerances.generator_behind_ms {
+        record.flags.push("generator-behind".into());
+    }
+    if resources
+        .host
+        .as_ref()
+        .is_some_and(|h| h.busy_avg_pct > tolerances.host_busy_pct)
+    {
+        record.flags.push("host-saturated".into());
+    }
+    if m.gendata.delivery_errors > 0 {
+        record.status = Status::Failed;
+        record.failure = Some(format!(
+            "gendata: {} records were not delivered to the input topic",
+            m.gendata.delivery_errors
+        ));
+    }
+
+    let mut figures = Figures::default();
+    let rate = "records/s";
+    figures.put(
+        "offered_per_s",
+        m.gendata.window_records as f64 / config.window_s as f64,
+        rate,
+        Better::Higher,
+    );
+    figures.put("consumed_per_s", consumed_per_s, rate, Better::Higher);
+    figures.put(
+        "output_per_s",
+        m.probe.output.count as f64 / config.window_s as f64,
+        rate,
+        Better::Higher,
+    );
+    figures.put(
+        "unreadable_output_records",
+        m.probe.unreadable as f64,
+        "records",
+        Better::Lower,
+    );
+    figures.put("lag_drift", drift, "ratio", Better::Lower);
+    figures.put(
+        "backlog_start",
+        backlog_start as f64,
+        "records",
+        Better::Lower,
+    );
+    figures.put("backlog_end", backlog_end as f64, "records", Better::Lower);
+    figures.put(
+        "gendata_behind_p99_ms",
+        m.gendata.behind_p99_ms,
+        "ms",
+        Better::Lower,
+    );
+    figures.put(
+        "gendata_behind_max_ms",
+        m.gendata.behind_max_ms,
+        "ms",
+        Better::Lower,
+    );
+    if let (Some(start), Some(end)) = (first.extra_high, last.extra_high) {
+        figures.put(
+            "extra_records_per_record",
+            (end - start) as f64 / consumed.max(1) as f64,
+            "records/record",
+            Better::Lower,
+        );
+    }
+    if let Some(p) = &resources.product {
+        figures.put("cpu_avg_pct", p.cpu_avg_pct, "% of one core", Better::Lower);
+        figures.put("cpu_p95_pct", p.cpu_p95_pct, "% of one core", Better::Lower);
+        figures.put("mem_avg_mb", p.mem_avg_mb, "MB", Better::Lower);
+        figures.put("mem_max_mb", p.mem_max_mb, "MB", Better::Lower);
+        figures.put("samples", p.samples as f64, "samples", Better::Higher);
+        figures.maybe(
+            "rows_per_s_per_core",
+            analysis::rows_per_s_per_core(consumed_per_s, p.cpu_avg_pct),
+            "records/s per core",
+            Better::Higher,
+            "the product used no measurable CPU",
+        );
+        figures.maybe(
+            "us_cpu_per_record",
+            analysis::us_cpu_per_record(consumed_per_s, p.cpu_avg_pct),
+            "us",
+            Better::Lower,
+            "the product consumed no records",
+        );
+        figures.maybe(
+            "rows_per_s_per_gb",
+            analysis::rows_per_s_per_gb(consumed_per_s, p.mem_avg_mb),
+            "records/s per GB",
+            Better::Higher,
+            "the product's memory could not be read",
+        );
+    }
+    figures.put("floor_p50_ms", m.probe.floor.p50_ms, "ms", Better::Lower);
+    figures.put("floor_p99_ms", m.probe.floor.p99_ms, "ms", Better::Lower);
+
+    // Latency is quoted only where it means something: the product kept up and
+    // gendata kept its schedule.
+    let quoted = regime == Regime::KeepUp && !record.flags.iter().any(|f| f == "generator-behind");
+    if quoted {
+        let out = &m.probe.output;
+        figures.put("latency_p50_ms", out.p50_ms, "ms", Better::Lower);
+        figures.put("latency_p90_ms", out.p90_ms, "ms", Better::Lower);
+        figures.put("latency_p99_ms", out.p99_ms, "ms", Better::Lower);
+        figures.put("latency_p999_ms", out.p999_ms, "ms", Better::Lower);
+        figures.put("latency_max_ms", out.max_ms, "ms", Better::Lower);
+        figures.put("latency_count", out.count as f64, "records", Better::Higher);
+        for (name, product, floor) in [
+            ("added_p50_ms", out.p50_ms, m.probe.floor.p50_ms),
+            ("added_p99_ms", out.p99_ms, m.probe.floor.p99_ms),
+        ] {
+            figures.maybe(
+                name,
+                analysis::added_over_floor(product, floor),
+                "ms",
+                Better::Lower,
+                "the product's percentile is below the floor's",
+            );
+        }
+    } else {
+        let why = if regime == Regime::KeepUp {
+            "gendata fell behind its schedule".to_string()
+        } else {
+            format!("the run was {}, not keep-up", regime.as_str())
+        };
+        for name in ["latency", "added_p50_ms", "added_p99_ms"] {
+            figures.not_applicable.insert(name.into(), why.clone());
+        }
+    }
+    record.regime = Some(regime);
+    record.metrics = figures.metrics;
+    record.not_applicable = figures.not_applicable;
+    record.series = Some(monitor::series(&m.rows, m.window_start_us, m.ticks_per_s));
+    record.resources = Some(resources);
+}
+
+/// The figures of a record being built, and those that do not apply.
+#[derive(Default)]
+struct Figures {
+    metrics: BTreeMap<String, Metric>,
+    not_applicable: BTreeMap<String, String>,
+}
+
+impl Figures {
+    fn put(&mut self, name: &str, value: f64, unit: &str, better: Better) {
+        self.metrics
+            .insert(name.into(), Metric::new(value, unit, better));
+    }
+
+    /// Puts `value`, or notes why the figure does not apply.
+    fn maybe(&mut self, name: &str, value: Option<f64>, unit: &str, better: Better, why: &str) {
+        match value {
+            Some(value) => self.put(name, value, unit, better),
+            None => {
+                self.not_applicable.insert(name.into(), why.into());
+            }
+        }
+    }
 }
 
 pub use summary::print_summary;

@@ -3,15 +3,23 @@
 use crate::results::{RunRecord, Status};
 
 /// The figures shown, in order, with their labels.
-const SHOWN: [(&str, &str); 8] = [
+const SHOWN: [(&str, &str); 16] = [
     ("offered_per_s", "offered/s"),
     ("consumed_per_s", "consumed/s"),
     ("output_per_s", "output/s"),
+    ("lag_drift", "lag drift"),
     ("latency_p50_ms", "latency p50"),
     ("latency_p99_ms", "latency p99"),
     ("latency_p999_ms", "latency p99.9"),
     ("latency_max_ms", "latency max"),
     ("latency_count", "records timed"),
+    ("floor_p50_ms", "floor p50"),
+    ("added_p50_ms", "added p50"),
+    ("cpu_avg_pct", "cpu avg"),
+    ("mem_avg_mb", "memory avg"),
+    ("rows_per_s_per_core", "rows/s/core"),
+    ("us_cpu_per_record", "cpu/record"),
+    ("extra_records_per_record", "extra rec/rec"),
 ];
 
 /// Formats the summary of `record` as lines of text.
@@ -20,18 +28,31 @@ pub fn format_summary(record: &RunRecord) -> String {
         "{} · {} · {} · run {}\n",
         record.line, record.workload, record.delivery, record.run_id
     );
+    if let Some(regime) = record.regime {
+        out.push_str(&format!("  {:<14} {:>12}\n", "regime", regime.as_str()));
+    }
+    if !record.flags.is_empty() {
+        out.push_str(&format!(
+            "  {:<14} {:>12}\n",
+            "flags",
+            record.flags.join(", ")
+        ));
+    }
     if record.status == Status::Failed {
         out.push_str(&format!(
             "  FAILED: {}\n",
             record.failure.as_deref().unwrap_or("no reason recorded")
         ));
     }
+    if record.not_applicable.contains_key("latency") {
+        out.push_str(&format!("  {:<14} {:>12}\n", "latency", "not quoted"));
+    }
     for (key, label) in SHOWN {
         if let Some(metric) = record.metrics.get(key) {
-            let value = if metric.value.fract() == 0.0 || metric.value >= 1000.0 {
-                format!("{:.0}", metric.value)
-            } else {
-                format!("{:.2}", metric.value)
+            let value = match metric.value.abs() {
+                v if v >= 1000.0 || metric.value.fract() == 0.0 => format!("{:.0}", metric.value),
+                v if v < 0.1 => format!("{:+.4}", metric.value),
+                _ => format!("{:.2}", metric.value),
             };
             out.push_str(&format!("  {label:<14} {value:>12} {}\n", metric.unit));
         }

@@ -9,8 +9,14 @@ use crate::trial;
 
 pub fn trials() -> Vec<Trial> {
     vec![
-        trial("unknown_product_is_a_clear_error", unknown_product_is_a_clear_error),
-        trial("unknown_workload_is_a_clear_error", unknown_workload_is_a_clear_error),
+        trial(
+            "unknown_product_is_a_clear_error",
+            unknown_product_is_a_clear_error,
+        ),
+        trial(
+            "unknown_workload_is_a_clear_error",
+            unknown_workload_is_a_clear_error,
+        ),
         trial(
             "malformed_bench_yaml_names_file_and_line",
             malformed_bench_yaml_names_file_and_line,
@@ -32,7 +38,11 @@ fn stderr(out: &std::process::Output) -> String {
 
 fn unknown_product_is_a_clear_error() -> Result<(), String> {
     let results = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let out = output(suite().args(["run", "nosuch", "stateless", "--results"]).arg(results.path()))?;
+    let out = output(
+        suite()
+            .args(["run", "nosuch", "stateless", "--results"])
+            .arg(results.path()),
+    )?;
     ensure(out.status.code() == Some(1), "exit code 1 expected", &out)?;
     let err = stderr(&out);
     ensure(err.lines().count() == 1, "one line expected", &out)?;
@@ -41,7 +51,11 @@ fn unknown_product_is_a_clear_error() -> Result<(), String> {
         "the line must name the valid lines",
         &out,
     )?;
-    ensure(records(results.path(), "stateless")?.is_empty(), "no record expected", &out)
+    ensure(
+        records(results.path(), "stateless")?.is_empty(),
+        "no record expected",
+        &out,
+    )
 }
 
 fn unknown_workload_is_a_clear_error() -> Result<(), String> {
@@ -60,31 +74,51 @@ fn malformed_bench_yaml_names_file_and_line() -> Result<(), String> {
     let dir = config_with_products(&[])?;
     let bench = dir.path().join("bench.yaml");
     let text = std::fs::read_to_string(&bench).map_err(|e| e.to_string())?;
-    std::fs::write(&bench, text.replace("  rate: 20000", "  rate: [20000")).map_err(|e| e.to_string())?;
+    std::fs::write(&bench, text.replace("  rate: 20000", "  rate: [20000"))
+        .map_err(|e| e.to_string())?;
     let out = output(suite_with(&bench).arg("list"))?;
     ensure(out.status.code() == Some(1), "exit code 1 expected", &out)?;
     let err = stderr(&out);
     let expected = format!("error: {}:", bench.display());
-    ensure(err.starts_with(&expected), "the error must name the file", &out)?;
+    ensure(
+        err.starts_with(&expected),
+        "the error must name the file",
+        &out,
+    )?;
     let line: usize = err[expected.len()..]
         .split(':')
         .next()
         .and_then(|n| n.parse().ok())
         .ok_or_else(|| format!("no line number in {err}"))?;
-    ensure((20..=30).contains(&line), "the line must be near the broken one", &out)
+    ensure(
+        (20..=30).contains(&line),
+        "the line must be near the broken one",
+        &out,
+    )
 }
 
 fn unknown_field_in_product_yaml_names_file_and_line() -> Result<(), String> {
-    let product = std::fs::read_to_string(crate::support::repo().join("products/rustpipe/product.yaml"))
-        .map_err(|e| e.to_string())?;
-    let broken = product.replace("workloads: [stateless]", "workloads: [stateless]\nwork_loads: [x]");
+    let product =
+        std::fs::read_to_string(crate::support::repo().join("products/rustpipe/product.yaml"))
+            .map_err(|e| e.to_string())?;
+    let broken = product.replace(
+        "workloads: [stateless]",
+        "workloads: [stateless]\nwork_loads: [x]",
+    );
     let dir = config_with_products(&[("rustpipe", &broken)])?;
     let out = output(suite_with(&dir.path().join("bench.yaml")).arg("list"))?;
     ensure(out.status.code() == Some(1), "exit code 1 expected", &out)?;
     let path = dir.path().join("products/rustpipe/product.yaml");
-    let line = broken.lines().position(|l| l.starts_with("work_loads")).unwrap_or(0) + 1;
+    let line = broken
+        .lines()
+        .position(|l| l.starts_with("work_loads"))
+        .unwrap_or(0)
+        + 1;
     ensure(
-        stderr(&out).contains(&format!("{}:{line}: unknown field `work_loads`", path.display())),
+        stderr(&out).contains(&format!(
+            "{}:{line}: unknown field `work_loads`",
+            path.display()
+        )),
         "the error must name the file, the line and the field",
         &out,
     )
@@ -99,15 +133,21 @@ fn shared_cache() -> PathBuf {
 }
 
 fn broker_that_fails_to_start_shows_its_log() -> Result<(), String> {
-    let dir = config_with_products(&[("rustpipe", include_str!("../../products/rustpipe/product.yaml"))])?;
+    let dir = config_with_products(&[(
+        "rustpipe",
+        include_str!("../../products/rustpipe/product.yaml"),
+    )])?;
     let bench = dir.path().join("bench.yaml");
     let text = std::fs::read_to_string(&bench).map_err(|e| e.to_string())?;
     // A heap too small for the JVM to start: the broker dies at once.
-    let text = text.replace("port: 19092", "port: 19392").replace("heap_mb: 1024", "heap_mb: 1");
+    let text = text
+        .replace("port: 19092", "port: 19392")
+        .replace("heap_mb: 1024", "heap_mb: 1");
     std::fs::write(&bench, text).map_err(|e| e.to_string())?;
     let cache = dir.path().join("cache");
     std::fs::create_dir_all(&cache).map_err(|e| e.to_string())?;
-    std::os::unix::fs::symlink(shared_cache().join("kafka"), cache.join("kafka")).map_err(|e| e.to_string())?;
+    std::os::unix::fs::symlink(shared_cache().join("kafka"), cache.join("kafka"))
+        .map_err(|e| e.to_string())?;
     let results = dir.path().join("results");
     let out = output(
         suite_with(&bench)
@@ -122,5 +162,9 @@ fn broker_that_fails_to_start_shows_its_log() -> Result<(), String> {
         "the error must say the broker died and show its log",
         &out,
     )?;
-    ensure(records(&results, "stateless")?.is_empty(), "no record expected", &out)
+    ensure(
+        records(&results, "stateless")?.is_empty(),
+        "no record expected",
+        &out,
+    )
 }

@@ -5,6 +5,7 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use libtest_mimic::Trial;
+use streamsuite::analysis::Regime;
 use streamsuite::config::Delivery;
 use streamsuite::gendata::event::eu_share;
 use streamsuite::results::{RunRecord, Status};
@@ -21,6 +22,10 @@ pub fn trials() -> Vec<Trial> {
         trial(
             "eos_line_keeps_up_and_keeps_the_eu_share",
             eos_line_keeps_up_and_keeps_the_eu_share,
+        ),
+        trial(
+            "overloaded_run_is_saturated_and_quotes_no_latency",
+            overloaded_run_is_saturated_and_quotes_no_latency,
         ),
         trial(
             "product_that_exits_is_recorded_failed_with_its_stderr",
@@ -46,7 +51,17 @@ fn short_run_keeps_up(line: &str, delivery: Delivery) -> Result<(), String> {
     let results = tempfile::tempdir().map_err(|e| e.to_string())?;
     let out = output(
         suite()
-            .args(["run", line, "stateless", "--rate", "2000", "--warmup", "3", "--window", "10"])
+            .args([
+                "run",
+                line,
+                "stateless",
+                "--rate",
+                "2000",
+                "--warmup",
+                "3",
+                "--window",
+                "10",
+            ])
             .arg("--results")
             .arg(results.path()),
     )?;
@@ -55,13 +70,29 @@ fn short_run_keeps_up(line: &str, delivery: Delivery) -> Result<(), String> {
     ensure(records.len() == 1, "exactly one record expected", &out)?;
     let r = &records[0];
     ensure(r.status == Status::Ok, "status ok expected", &out)?;
-    ensure(r.line == line && r.delivery == delivery, "line and delivery recorded", &out)?;
-    ensure(r.broker.kind == "local" && r.broker.version.is_some(), "broker recorded", &out)?;
-    ensure(r.host.cores > 0 && !r.host.kernel.is_empty(), "host recorded", &out)?;
+    ensure(
+        r.line == line && r.delivery == delivery,
+        "line and delivery recorded",
+        &out,
+    )?;
+    ensure(
+        r.broker.kind == "local" && r.broker.version.is_some(),
+        "broker recorded",
+        &out,
+    )?;
+    ensure(
+        r.host.cores > 0 && !r.host.kernel.is_empty(),
+        "host recorded",
+        &out,
+    )?;
     let offered = metric(r, "offered_per_s")?;
     let consumed = metric(r, "consumed_per_s")?;
     let output_rate = metric(r, "output_per_s")?;
-    ensure((offered - 2000.0).abs() / 2000.0 < 0.01, &format!("offered {offered} ~ 2000"), &out)?;
+    ensure(
+        (offered - 2000.0).abs() / 2000.0 < 0.01,
+        &format!("offered {offered} ~ 2000"),
+        &out,
+    )?;
     ensure(
         (consumed - offered).abs() / offered < 0.05,
         &format!("consumed {consumed} within 5% of offered {offered}"),
@@ -72,13 +103,96 @@ fn short_run_keeps_up(line: &str, delivery: Delivery) -> Result<(), String> {
     let share = output_rate / consumed;
     ensure(
         (share / eu_share() - 1.0).abs() < 0.05,
-        &format!("output/consumed {share:.4} within 5% of the eu-* share {}", eu_share()),
+        &format!(
+            "output/consumed {share:.4} within 5% of the eu-* share {}",
+            eu_share()
+        ),
         &out,
     )?;
     for (name, m) in &r.metrics {
         ensure(!m.unit.is_empty(), &format!("{name} has a unit"), &out)?;
     }
-    ensure(r.latency_histogram.as_ref().is_some_and(|h| !h.is_empty()), "histogram stored", &out)
+    ensure(
+        r.latency_histogram.as_ref().is_some_and(|h| !h.is_empty()),
+        "histogram stored",
+        &out,
+    )?;
+
+    // regime: a low rate keeps up with a flat backlog
+    ensure(r.regime == Some(Regime::KeepUp), "keep-up expected", &out)?;
+    let drift = metric(r, "lag_drift")?;
+    ensure(
+        drift.abs() <= 0.02,
+        &format!("lag drift {drift} near 0"),
+        &out,
+    )?;
+    // setup floor: reported, and below what the product adds on top of it
+    let floor = metric(r, "floor_p50_ms")?;
+    let p50 = metric(r, "latency_p50_ms")?;
+    ensure(
+        floor > 0.0 && floor < p50,
+        &format!("floor p50 {floor} in (0, {p50})"),
+        &out,
+    )?;
+    ensure(
+        (metric(r, "added_p50_ms")? - (p50 - floor)).abs() < 1e-9,
+        "added = product - floor",
+        &out,
+    )?;
+    // resources: the product's tree and each harness process, apart
+    ensure(
+        metric(r, "cpu_avg_pct")? > 0.0,
+        "product CPU above zero",
+        &out,
+    )?;
+    ensure(
+        metric(r, "mem_avg_mb")? > 0.0,
+        "product PSS above zero",
+        &out,
+    )?;
+    ensure(
+        metric(r, "samples")? >= 9.0,
+        "about one sample per second of window",
+        &out,
+    )?;
+    let cpu = metric(r, "cpu_avg_pct")?;
+    let per_core = metric(r, "rows_per_s_per_core")?;
+    ensure(
+        (per_core - consumed / (cpu / 100.0)).abs() < 1e-6 * per_core,
+        "rows/s per core = consumed / cores busy",
+        &out,
+    )?;
+    ensure(
+        metric(r, "extra_records_per_record")? == 0.0,
+        "rustpipe writes no other topic",
+        &out,
+    )?;
+    let resources = r.resources.as_ref().ok_or("resources missing")?;
+    let gendata = resources.gendata.as_ref().ok_or("gendata not sampled")?;
+    let probe = resources.probe.as_ref().ok_or("probe not sampled")?;
+    let broker = resources.broker.as_ref().ok_or("broker not sampled")?;
+    ensure(
+        gendata.cpu_avg_pct > 0.0 && gendata.mem_avg_mb > 0.0,
+        "gendata sampled",
+        &out,
+    )?;
+    ensure(
+        probe.cpu_avg_pct > 0.0 && probe.mem_avg_mb > 0.0,
+        "probe sampled",
+        &out,
+    )?;
+    ensure(
+        broker.mem_avg_mb > 100.0,
+        "the broker's JVM sampled on its own",
+        &out,
+    )?;
+    ensure(resources.host.is_some(), "host sampled", &out)?;
+    let series = r.series.as_ref().ok_or("series missing")?;
+    ensure(
+        series.t_s.len() >= 12 && series.t_s.len() == series.backlog.len(),
+        "series kept",
+        &out,
+    )
 }
 
 fn alos_line_keeps_up_and_keeps_the_eu_share() -> Result<(), String> {
@@ -87,6 +201,69 @@ fn alos_line_keeps_up_and_keeps_the_eu_share() -> Result<(), String> {
 
 fn eos_line_keeps_up_and_keeps_the_eu_share() -> Result<(), String> {
     short_run_keeps_up("rustpipe-eos", Delivery::ExactlyOnce)
+}
+
+/// rustpipe made slow on purpose (2 ms of CPU per record: ~500 records/s at
+/// most), fed 2000 records/s.
+fn overloaded_run_is_saturated_and_quotes_no_latency() -> Result<(), String> {
+    let product =
+        std::fs::read_to_string(crate::support::repo().join("products/rustpipe/product.yaml"))
+            .map_err(|e| e.to_string())?;
+    let slow = format!("{product}settings:\n  work_us_per_record: 2000\n");
+    let dir = config_with_products(&[("rustpipe", &slow)])?;
+    let results = dir.path().join("results");
+    let out = output(
+        suite_with(&dir.path().join("bench.yaml"))
+            .args([
+                "run",
+                "rustpipe",
+                "stateless",
+                "--rate",
+                "2000",
+                "--warmup",
+                "2",
+                "--window",
+                "8",
+            ])
+            .arg("--results")
+            .arg(&results),
+    )?;
+    ensure(out.status.success(), "the run itself must succeed", &out)?;
+    let records = records(&results, "stateless")?;
+    ensure(records.len() == 1, "one record expected", &out)?;
+    let r = &records[0];
+    ensure(
+        r.regime == Some(Regime::Saturated),
+        "saturated expected",
+        &out,
+    )?;
+    ensure(metric(r, "lag_drift")? > 0.02, "the backlog grew", &out)?;
+    let consumed = metric(r, "consumed_per_s")?;
+    ensure(
+        consumed > 100.0 && consumed < 0.5 * metric(r, "offered_per_s")?,
+        &format!("consumed/s {consumed} is the capacity, well under the offered rate"),
+        &out,
+    )?;
+    let quoted: Vec<&String> = r
+        .metrics
+        .keys()
+        .filter(|k| k.starts_with("latency_") || k.starts_with("added_"))
+        .collect();
+    ensure(
+        quoted.is_empty(),
+        &format!("no latency quoted, found {quoted:?}"),
+        &out,
+    )?;
+    ensure(
+        r.not_applicable.contains_key("latency"),
+        "latency marked as not applying",
+        &out,
+    )?;
+    ensure(
+        String::from_utf8_lossy(&out.stderr).contains("not quoted"),
+        "the summary says so",
+        &out,
+    )
 }
 
 /// A stand-in product (never a published result): ready, then dies mid-run.
@@ -107,7 +284,17 @@ fn product_that_exits_is_recorded_failed_with_its_stderr() -> Result<(), String>
     let results = dir.path().join("results");
     let out = output(
         suite_with(&dir.path().join("bench.yaml"))
-            .args(["run", "crasher", "stateless", "--rate", "100", "--warmup", "1", "--window", "10"])
+            .args([
+                "run",
+                "crasher",
+                "stateless",
+                "--rate",
+                "100",
+                "--warmup",
+                "1",
+                "--window",
+                "10",
+            ])
             .arg("--results")
             .arg(&results),
     )?;
@@ -115,7 +302,11 @@ fn product_that_exits_is_recorded_failed_with_its_stderr() -> Result<(), String>
     let records = records(&results, "stateless")?;
     ensure(records.len() == 1, "one record expected", &out)?;
     let failure = records[0].failure.clone().unwrap_or_default();
-    ensure(records[0].status == Status::Failed, "status failed expected", &out)?;
+    ensure(
+        records[0].status == Status::Failed,
+        "status failed expected",
+        &out,
+    )?;
     ensure(
         failure.contains("crasher exited") && failure.contains("boom, out of luck"),
         &format!("the failure must carry the product's stderr: {failure}"),
@@ -133,21 +324,40 @@ fn children_of(parent: u32) -> Vec<u32> {
         .filter(|pid| {
             std::fs::read_to_string(format!("/proc/{pid}/stat"))
                 .ok()
-                .and_then(|s| s.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse::<u32>().ok())
+                .and_then(|s| {
+                    s.rsplit_once(')')?
+                        .1
+                        .split_whitespace()
+                        .nth(1)?
+                        .parse::<u32>()
+                        .ok()
+                })
                 == Some(parent)
         })
         .collect()
 }
 
 fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat"))
-        .is_ok_and(|s| s.rsplit_once(')').is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z')))
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+        s.rsplit_once(')')
+            .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
+    })
 }
 
 fn ctrl_c_stops_every_child_and_writes_no_record() -> Result<(), String> {
     let results = tempfile::tempdir().map_err(|e| e.to_string())?;
     let mut child = suite()
-        .args(["run", "rustpipe-eos", "stateless", "--rate", "1000", "--warmup", "1", "--window", "120"])
+        .args([
+            "run",
+            "rustpipe-eos",
+            "stateless",
+            "--rate",
+            "1000",
+            "--warmup",
+            "1",
+            "--window",
+            "120",
+        ])
         .arg("--results")
         .arg(results.path())
         .stderr(Stdio::piped())
@@ -170,7 +380,10 @@ fn ctrl_c_stops_every_child_and_writes_no_record() -> Result<(), String> {
             Ok(line) => seen.push(line),
             Err(_) if Instant::now() > deadline => {
                 let _ = child.kill();
-                return Err(format!("the run never reached its window:\n{}", seen.join("\n")));
+                return Err(format!(
+                    "the run never reached its window:\n{}",
+                    seen.join("\n")
+                ));
             }
             Err(_) => {}
         }
@@ -178,7 +391,9 @@ fn ctrl_c_stops_every_child_and_writes_no_record() -> Result<(), String> {
     let children = children_of(suite_pid);
     if children.len() < 3 {
         let _ = child.kill();
-        return Err(format!("expected product, probe and gendata, found {children:?}"));
+        return Err(format!(
+            "expected product, probe and gendata, found {children:?}"
+        ));
     }
     // SAFETY: signalling a child we spawned.
     unsafe {
@@ -197,7 +412,10 @@ fn ctrl_c_stops_every_child_and_writes_no_record() -> Result<(), String> {
     };
     let rest: Vec<String> = rx.try_iter().collect();
     if status.code() != Some(130) {
-        return Err(format!("exit code 130 expected, got {status}:\n{}", rest.join("\n")));
+        return Err(format!(
+            "exit code 130 expected, got {status}:\n{}",
+            rest.join("\n")
+        ));
     }
     let left: Vec<u32> = children.into_iter().filter(|&pid| alive(pid)).collect();
     if !left.is_empty() {
@@ -206,7 +424,10 @@ fn ctrl_c_stops_every_child_and_writes_no_record() -> Result<(), String> {
     if !records(results.path(), "stateless")?.is_empty() {
         return Err("an interrupted run must write no record".into());
     }
-    let broker = suite().args(["broker", "status"]).output().map_err(|e| e.to_string())?;
+    let broker = suite()
+        .args(["broker", "status"])
+        .output()
+        .map_err(|e| e.to_string())?;
     if !broker.status.success() {
         return Err("the broker that was already running must be left running".into());
     }

@@ -25,7 +25,9 @@ pub fn suite_with(bench: &Path) -> Command {
 
 /// Runs a command and returns its output, or an error that shows it all.
 pub fn output(command: &mut Command) -> Result<Output, String> {
-    command.output().map_err(|e| format!("running {command:?}: {e}"))
+    command
+        .output()
+        .map_err(|e| format!("running {command:?}: {e}"))
 }
 
 /// Describes a command's outcome for assertion messages.
@@ -62,12 +64,17 @@ pub fn config_with_products(extra: &[(&str, &str)]) -> Result<tempfile::TempDir,
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let copy = |from: &Path, to: &Path| -> Result<(), String> {
         std::fs::create_dir_all(to.parent().unwrap()).map_err(|e| e.to_string())?;
-        std::fs::copy(from, to).map(|_| ()).map_err(|e| e.to_string())
+        std::fs::copy(from, to)
+            .map(|_| ())
+            .map_err(|e| e.to_string())
     };
     copy(&repo().join("bench.yaml"), &dir.path().join("bench.yaml"))?;
     for entry in std::fs::read_dir(repo().join("workloads")).map_err(|e| e.to_string())? {
         let path = entry.map_err(|e| e.to_string())?.path();
-        copy(&path, &dir.path().join("workloads").join(path.file_name().unwrap()))?;
+        copy(
+            &path,
+            &dir.path().join("workloads").join(path.file_name().unwrap()),
+        )?;
     }
     std::fs::create_dir_all(dir.path().join("products")).map_err(|e| e.to_string())?;
     for (name, yaml) in extra {

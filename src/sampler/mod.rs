@@ -1,0 +1,285 @@
+//! /proc readers: CPU and memory of a whole process tree, and of the host.
+//!
+//! CPU is the delta of utime+stime over the delta of wall time (100 = one
+//! core busy). Memory is PSS from /proc/PID/smaps_rollup summed over the tree,
+//! so pages shared between a tree's processes count once; RSS only where PSS
+//! cannot be read, and the sample says which. The tree is found again at every
+//! sample, so forked workers and JVM children count.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::io::BufRead;
+
+use procfs::process::Stat;
+use procfs::{FromBufRead, FromRead};
+use serde::{Deserialize, Serialize};
+
+/// How memory was read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum MemoryInstrument {
+    Pss,
+    Rss,
+}
+
+/// One process as a sample sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProcEntry {
+    pub pid: i32,
+    pub ppid: i32,
+    pub pgrp: i32,
+    /// Start time in ticks since boot: with the pid, it names a process uniquely.
+    pub starttime: u64,
+    /// utime + stime, in clock ticks.
+    pub cpu_ticks: u64,
+    pub rss_pages: u64,
+}
+
+impl ProcEntry {
+    /// From a parsed /proc/PID/stat.
+    pub fn from_stat(stat: &Stat) -> ProcEntry {
+        ProcEntry {
+            pid: stat.pid,
+            ppid: stat.ppid,
+            pgrp: stat.pgrp,
+            starttime: stat.starttime,
+            cpu_ticks: stat.utime + stat.stime,
+            rss_pages: stat.rss,
+        }
+    }
+}
+
+/// Parses a /proc/PID/stat file's text.
+pub fn parse_stat(text: &[u8]) -> Option<ProcEntry> {
+    Stat::from_read(text).ok().map(|s| ProcEntry::from_stat(&s))
+}
+
+/// The PSS of a /proc/PID/smaps_rollup file's text, in bytes.
+pub fn parse_pss_bytes(text: &[u8]) -> Option<u64> {
+    let maps = procfs::process::SmapsRollup::from_buf_read(text).ok()?;
+    maps.memory_map_rollup
+        .0
+        .first()?
+        .extension
+        .map
+        .get("Pss")
+        .copied()
+}
+
+/// Busy and total ticks from the first line of /proc/stat (idle and iowait
+/// count as not busy).
+pub fn parse_host_ticks(text: impl BufRead) -> Option<(u64, u64)> {
+    let first = text.lines().next()?.ok()?;
+    let mut fields = first.split_whitespace();
+    if fields.next()? != "cpu" {
+        return None;
+    }
+    let values: Vec<u64> = fields.filter_map(|f| f.parse().ok()).collect();
+    if values.len() < 4 {
+        return None;
+    }
+    // user nice system idle iowait irq softirq steal (guest time is in user)
+    let total: u64 = values.iter().take(8).sum();
+    let idle = values[3] + values.get(4).copied().unwrap_or(0);
+    Some((total - idle, total))
+}
+
+/// Every process on the host, read from /proc.
+pub fn all_processes() -> Vec<ProcEntry> {
+    let Ok(processes) = procfs::process::all_processes() else {
+        return Vec::new();
+    };
+    processes
+        .filter_map(|p| p.ok()?.stat().ok())
+        .filter(|s| s.state != 'Z')
+        .map(|s| ProcEntry::from_stat(&s))
+        .collect()
+}
+
+/// The pids of `root`'s tree: its descendants, and every process of its
+/// process group (a child that re-parented itself is still in the group).
+pub fn tree_members(root: i32, all: &[ProcEntry]) -> BTreeSet<i32> {
+    let mut children: BTreeMap<i32, Vec<i32>> = BTreeMap::new();
+    for p in all {
+        children.entry(p.ppid).or_default().push(p.pid);
+    }
+    let mut members: BTreeSet<i32> = all
+        .iter()
+        .filter(|p| p.pgrp == root)
+        .map(|p| p.pid)
+        .collect();
+    if all.iter().any(|p| p.pid == root) {
+        members.insert(root);
+    }
+    let mut visited = BTreeSet::new();
+    let mut stack = vec![root];
+    while let Some(pid) = stack.pop() {
+        if !visited.insert(pid) {
+            continue;
+        }
+        for &kid in children.get(&pid).into_iter().flatten() {
+            members.insert(kid);
+            stack.push(kid);
+        }
+    }
+    members
+}
+
+/// CPU ticks per process of a tree at one instant, keyed by (pid, starttime).
+pub type TickMap = BTreeMap<(i32, u64), u64>;
+
+/// The CPU a tree used between two samples, in percent of one core.
+/// A process new since `before` counts with all its ticks: it started inside
+/// the interval. One that left takes its last ticks with it (unseen).
+pub fn cpu_pct(before: &TickMap, after: &TickMap, wall_s: f64, ticks_per_s: f64) -> f64 {
+    if wall_s <= 0.0 {
+        return 0.0;
+    }
+    let ticks: u64 = after
+        .iter()
+        .map(|(key, &now)| now.saturating_sub(before.get(key).copied().unwrap_or(0)))
+        .sum();
+    ticks as f64 / ticks_per_s / wall_s * 100.0
+}
+
+/// One reading of a process tree.
+#[derive(Debug, Clone)]
+pub struct TreeReading {
+    pub ticks: TickMap,
+    pub memory_bytes: u64,
+    pub instrument: MemoryInstrument,
+    pub processes: usize,
+}
+
+/// Reads the tree of `root` among `all`: its ticks and its memory.
+pub fn read_tree(root: i32, all: &[ProcEntry], page_size: u64) -> TreeReading {
+    let members = tree_members(root, all);
+    let mut ticks = TickMap::new();
+    let mut memory_bytes = 0;
+    let mut instrument = MemoryInstrument::Pss;
+    for p in all.iter().filter(|p| members.contains(&p.pid)) {
+        ticks.insert((p.pid, p.starttime), p.cpu_ticks);
+        let pss = std::fs::read(format!("/proc/{}/smaps_rollup", p.pid))
+            .ok()
+            .and_then(|text| parse_pss_bytes(&text));
+        match pss {
+            Some(bytes) => memory_bytes += bytes,
+            None => {
+                instrument = MemoryInstrument::Rss;
+                memory_bytes += p.rss_pages * page_size;
+            }
+        }
+    }
+    TreeReading {
+        ticks,
+        memory_bytes,
+        instrument,
+        processes: members.len(),
+    }
+}
+
+/// The host's busy and total ticks now.
+pub fn read_host_ticks() -> Option<(u64, u64)> {
+    let file = std::fs::File::open("/proc/stat").ok()?;
+    parse_host_ticks(std::io::BufReader::new(file))
+}
+
+/// Clock ticks per second and the page size of this kernel.
+pub fn kernel_units() -> (f64, u64) {
+    // SAFETY: sysconf has no memory effects.
+    let (ticks, page) = unsafe {
+        (
+            libc::sysconf(libc::_SC_CLK_TCK),
+            libc::sysconf(libc::_SC_PAGESIZE),
+        )
+    };
+    (
+        if ticks > 0 { ticks as f64 } else { 100.0 },
+        if page > 0 { page as u64 } else { 4096 },
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(pid: i32, ppid: i32, pgrp: i32, ticks: u64) -> ProcEntry {
+        ProcEntry {
+            pid,
+            ppid,
+            pgrp,
+            starttime: pid as u64 * 10,
+            cpu_ticks: ticks,
+            rss_pages: 10,
+        }
+    }
+
+    #[test]
+    fn stat_fixtures_parse() {
+        let java = parse_stat(include_bytes!("fixtures/stat.txt")).unwrap();
+        assert_eq!((java.pid, java.ppid, java.pgrp), (4242, 4240, 4240));
+        assert_eq!(java.cpu_ticks, 1500 + 250);
+        assert_eq!(java.starttime, 123456);
+        assert_eq!(java.rss_pages, 51200);
+        // A command name with spaces and parentheses does not shift the fields.
+        let odd = parse_stat(include_bytes!("fixtures/stat-odd-name.txt")).unwrap();
+        assert_eq!((odd.pid, odd.ppid, odd.cpu_ticks), (4243, 4242, 10));
+        assert!(parse_stat(b"garbage").is_none());
+    }
+
+    #[test]
+    fn pss_is_read_in_bytes_and_missing_pss_is_none() {
+        let pss = parse_pss_bytes(include_bytes!("fixtures/smaps_rollup.txt")).unwrap();
+        assert_eq!(pss, 501 * 1024);
+        let no_pss = b"5605d40b8000-7ffe6375f000 ---p 00000000 00:00 0   [rollup]\nRss:  1672 kB\n";
+        assert_eq!(parse_pss_bytes(no_pss), None);
+        assert_eq!(parse_pss_bytes(b""), None);
+    }
+
+    #[test]
+    fn host_ticks_leave_out_idle_and_iowait() {
+        let (busy, total) =
+            parse_host_ticks(&include_bytes!("fixtures/proc-stat.txt")[..]).unwrap();
+        assert_eq!(total, 116952 + 2644 + 9762 + 195360 + 1320 + 1424 + 409);
+        assert_eq!(busy, total - 195360 - 1320);
+        assert!(parse_host_ticks(&b"intr 1 2 3\n"[..]).is_none());
+    }
+
+    #[test]
+    fn the_tree_holds_descendants_and_the_group() {
+        let all = vec![
+            entry(1, 0, 1, 0),
+            entry(100, 1, 100, 5),   // root
+            entry(101, 100, 100, 5), // child
+            entry(102, 101, 100, 5), // grandchild
+            entry(103, 1, 100, 5),   // re-parented, still in the group
+            entry(104, 101, 104, 5), // child that left the group: still a descendant
+            entry(200, 1, 200, 5),   // unrelated
+        ];
+        let members: Vec<i32> = tree_members(100, &all).into_iter().collect();
+        assert_eq!(members, vec![100, 101, 102, 103, 104]);
+        assert!(tree_members(999, &all).is_empty());
+    }
+
+    #[test]
+    fn cpu_counts_deltas_and_new_processes() {
+        let before = TickMap::from([((1, 10), 100), ((2, 20), 50)]);
+        // pid 1 used 50 ticks, pid 2 left, pid 3 is new with 25 ticks, and
+        // pid 1 reused by a new process would be a new key.
+        let after = TickMap::from([((1, 10), 150), ((3, 30), 25)]);
+        let pct = cpu_pct(&before, &after, 1.0, 100.0);
+        assert!((pct - 75.0).abs() < 1e-9, "{pct}");
+        assert_eq!(cpu_pct(&before, &after, 0.0, 100.0), 0.0);
+        let reused = TickMap::from([((1, 99), 5)]);
+        assert!((cpu_pct(&before, &reused, 0.5, 100.0) - 10.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn this_process_is_readable() {
+        let me = std::process::id() as i32;
+        let all = all_processes();
+        let (_, page) = kernel_units();
+        let reading = read_tree(me, &all, page);
+        assert!(reading.processes >= 1);
+        assert!(reading.memory_bytes > 0);
+    }
+}
