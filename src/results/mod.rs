@@ -42,7 +42,8 @@ pub struct RunRecord {
     /// Why the run failed; absent when it did not.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub failure: Option<String>,
-    /// keep-up, saturated or draining, from the lag drift; absent for a failed run.
+    /// keep-up, saturated or draining, from the lag drift; absent when a run
+    /// failed before it was measured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub regime: Option<Regime>,
     /// Named conditions that qualify the figures (`generator-behind`, ...).

@@ -24,6 +24,10 @@ pub fn trials() -> Vec<Trial> {
             eos_line_keeps_up_and_keeps_the_eu_share,
         ),
         trial(
+            "external_broker_is_one_setting_away",
+            external_broker_is_one_setting_away,
+        ),
+        trial(
             "overloaded_run_is_saturated_and_quotes_no_latency",
             overloaded_run_is_saturated_and_quotes_no_latency,
         ),
@@ -201,6 +205,62 @@ fn alos_line_keeps_up_and_keeps_the_eu_share() -> Result<(), String> {
 
 fn eos_line_keeps_up_and_keeps_the_eu_share() -> Result<(), String> {
     short_run_keeps_up("rustpipe-eos", Delivery::ExactlyOnce)
+}
+
+/// The harness's broker, used as an external one: nothing is started or
+/// stopped, and the record says so.
+fn external_broker_is_one_setting_away() -> Result<(), String> {
+    let product =
+        std::fs::read_to_string(crate::support::repo().join("products/rustpipe/product.yaml"))
+            .map_err(|e| e.to_string())?;
+    let dir = config_with_products(&[("rustpipe", &product)])?;
+    let bench = dir.path().join("bench.yaml");
+    let text = std::fs::read_to_string(&bench).map_err(|e| e.to_string())?;
+    let local = "broker:\n  kind: local\n  version: 4.1.1\n  port: 19092\n  heap_mb: 1024\n";
+    if !text.contains(local) {
+        return Err(format!(
+            "bench.yaml no longer holds the expected broker block:\n{text}"
+        ));
+    }
+    let external =
+        "broker: {kind: external, bootstrap: \"127.0.0.1:19092\", version: \"kafka under test\"}\n";
+    std::fs::write(&bench, text.replace(local, external)).map_err(|e| e.to_string())?;
+    let results = dir.path().join("results");
+    let out = output(
+        suite_with(&bench)
+            .args([
+                "run",
+                "rustpipe",
+                "stateless",
+                "--rate",
+                "500",
+                "--warmup",
+                "1",
+                "--window",
+                "3",
+            ])
+            .arg("--results")
+            .arg(&results),
+    )?;
+    ensure(out.status.success(), "the run must succeed", &out)?;
+    let records = records(&results, "stateless")?;
+    ensure(
+        records.len() == 1 && records[0].status == Status::Ok,
+        "one ok record",
+        &out,
+    )?;
+    let broker = &records[0].broker;
+    ensure(
+        broker.kind == "external" && broker.version.as_deref() == Some("kafka under test"),
+        "the external broker is recorded as such",
+        &out,
+    )?;
+    let status = output(suite().args(["broker", "status"]))?;
+    ensure(
+        status.status.success(),
+        "the local broker is left as it was",
+        &status,
+    )
 }
 
 /// rustpipe made slow on purpose (2 ms of CPU per record: ~500 records/s at
