@@ -376,32 +376,11 @@ fn product_that_exits_is_recorded_failed_with_its_stderr() -> Result<(), String>
 
 /// Pids whose parent is `parent`.
 fn children_of(parent: u32) -> Vec<u32> {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return Vec::new();
-    };
-    entries
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .filter(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                .ok()
-                .and_then(|s| {
-                    s.rsplit_once(')')?
-                        .1
-                        .split_whitespace()
-                        .nth(1)?
-                        .parse::<u32>()
-                        .ok()
-                })
-                == Some(parent)
-        })
+    streamsuite::sampler::all_processes()
+        .into_iter()
+        .filter(|p| p.ppid == parent as i32)
+        .map(|p| p.pid as u32)
         .collect()
-}
-
-fn alive(pid: u32) -> bool {
-    std::fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
-        s.rsplit_once(')')
-            .is_some_and(|(_, rest)| !rest.trim_start().starts_with('Z'))
-    })
 }
 
 fn ctrl_c_stops_every_child_and_writes_no_record() -> Result<(), String> {
@@ -477,7 +456,10 @@ fn ctrl_c_stops_every_child_and_writes_no_record() -> Result<(), String> {
             rest.join("\n")
         ));
     }
-    let left: Vec<u32> = children.into_iter().filter(|&pid| alive(pid)).collect();
+    let left: Vec<u32> = children
+        .into_iter()
+        .filter(|&pid| streamsuite::process::is_alive(pid))
+        .collect();
     if !left.is_empty() {
         return Err(format!("children still running after Ctrl-C: {left:?}"));
     }
