@@ -41,34 +41,16 @@ pub fn signal_group(pgid: u32, signal: i32) {
 
 /// Whether process `pid` exists and is not a zombie.
 pub fn is_alive(pid: u32) -> bool {
-    match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
-        Ok(stat) => stat
-            .rsplit_once(')')
-            .and_then(|(_, rest)| rest.split_whitespace().next())
-            .is_some_and(|state| state != "Z"),
-        Err(_) => false,
-    }
+    procfs::process::Process::new(pid as i32)
+        .and_then(|p| p.stat())
+        .is_ok_and(|stat| stat.state != 'Z')
 }
 
 /// Whether any process of group `pgid` is still alive.
 pub fn group_alive(pgid: u32) -> bool {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return false;
-    };
-    entries
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
-        .any(|pid| {
-            std::fs::read_to_string(format!("/proc/{pid}/stat"))
-                .ok()
-                .and_then(|stat| {
-                    let rest = stat.rsplit_once(')')?.1.to_string();
-                    let mut fields = rest.split_whitespace();
-                    let state = fields.next()?.to_string();
-                    let pgrp: u32 = fields.nth(1)?.parse().ok()?;
-                    Some(pgrp == pgid && state != "Z")
-                })
-                .unwrap_or(false)
-        })
+    crate::sampler::all_processes()
+        .iter()
+        .any(|p| p.pgrp == pgid as i32)
 }
 
 /// SIGTERM to the group, then SIGKILL to what is left after `grace`.

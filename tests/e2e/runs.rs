@@ -210,10 +210,7 @@ fn eos_line_keeps_up_and_keeps_the_eu_share() -> Result<(), String> {
 /// The harness's broker, used as an external one: nothing is started or
 /// stopped, and the record says so.
 fn external_broker_is_one_setting_away() -> Result<(), String> {
-    let product =
-        std::fs::read_to_string(crate::support::repo().join("products/rustpipe/product.yaml"))
-            .map_err(|e| e.to_string())?;
-    let dir = config_with_products(&[("rustpipe", &product)])?;
+    let dir = config_with_products(&[("rustpipe", crate::support::RUSTPIPE_PRODUCT)])?;
     let bench = dir.path().join("bench.yaml");
     let text = std::fs::read_to_string(&bench).map_err(|e| e.to_string())?;
     let local = "broker:\n  kind: local\n  version: 4.1.1\n  port: 19092\n  heap_mb: 1024\n";
@@ -266,10 +263,10 @@ fn external_broker_is_one_setting_away() -> Result<(), String> {
 /// rustpipe made slow on purpose (2 ms of CPU per record: ~500 records/s at
 /// most), fed 2000 records/s.
 fn overloaded_run_is_saturated_and_quotes_no_latency() -> Result<(), String> {
-    let product =
-        std::fs::read_to_string(crate::support::repo().join("products/rustpipe/product.yaml"))
-            .map_err(|e| e.to_string())?;
-    let slow = format!("{product}settings:\n  work_us_per_record: 2000\n");
+    let slow = format!(
+        "{}settings:\n  work_us_per_record: 2000\n",
+        crate::support::RUSTPIPE_PRODUCT
+    );
     let dir = config_with_products(&[("rustpipe", &slow)])?;
     let results = dir.path().join("results");
     let out = output(

@@ -11,6 +11,9 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The repository's rustpipe product.yaml, for configurations built from it.
+pub const RUSTPIPE_PRODUCT: &str = include_str!("../../products/rustpipe/product.yaml");
+
 /// The `suite` command with the repository's bench.yaml.
 pub fn suite() -> Command {
     suite_with(&repo().join("bench.yaml"))
