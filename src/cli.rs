@@ -4,6 +4,8 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::runner::chaos::ChaosPlan;
+
 /// streamsuite: a cross-engine streaming latency suite.
 #[derive(Debug, Parser)]
 #[command(name = "suite", version, about)]
@@ -58,6 +60,10 @@ pub struct RunArgs {
     /// Folder for results JSONL (default: bench.yaml's results_dir).
     #[arg(long)]
     pub results: Option<PathBuf>,
+    /// Crash the product mid-window: SIGKILL its whole tree SECONDS into the
+    /// window, and with `restart` start it again at once.
+    #[arg(long, value_name = "kill-at=SECONDSs[,restart]")]
+    pub chaos: Option<ChaosPlan>,
 }
 
 #[derive(Debug, Subcommand)]

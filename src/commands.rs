@@ -137,6 +137,15 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
         sample_interval_ms: defaults.sample_interval_ms,
         input_partitions: workload.input.partitions,
     };
+    if let Some(plan) = args.chaos {
+        if plan.kill_at_s >= config.window_s {
+            anyhow::bail!(
+                "--chaos kill-at={}s falls outside the {} s window; choose a time inside it",
+                plan.kill_at_s,
+                config.window_s
+            );
+        }
+    }
     let results_dir = runner::results_dir(&suite.root, &suite.bench, args.results);
     let interrupt = Interrupt::install()?;
     let cache = cache(suite)?;
@@ -150,6 +159,7 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
         host: &host,
         interrupt: &interrupt,
         batch_id: runner::new_run_id("batch"),
+        chaos: args.chaos,
     };
     let mut failed = 0;
     for round in 1..=args.repeat.max(1) {
@@ -167,7 +177,9 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
         let path = results::append_record(&results_dir, &record)?;
         runner::print_summary(&record);
         eprintln!("  appended to {}", path.display());
-        if record.status == Status::Failed {
+        if record.status == Status::Failed
+            || record.flags.iter().any(|f| f == "verification-failed")
+        {
             failed += 1;
         }
     }

@@ -219,6 +219,23 @@ impl Supervised {
         tail(&self.stderr_log, 15)
     }
 
+    /// SIGKILL to the whole tree at once, with no warning, as a crash would;
+    /// returns how many processes that hit.
+    pub fn kill(&mut self) -> usize {
+        let members =
+            crate::sampler::tree_members(self.pgid() as i32, &crate::sampler::all_processes());
+        signal_group(self.pgid(), libc::SIGKILL);
+        for pid in &members {
+            // SAFETY: kill has no memory effects; a pid already gone yields ESRCH.
+            unsafe {
+                libc::kill(*pid, libc::SIGKILL);
+            }
+        }
+        let _ = self.child.wait();
+        self.stopped = true;
+        members.len()
+    }
+
     /// Stops the whole process group: SIGTERM, then SIGKILL after `grace`.
     pub fn stop(&mut self, grace: Duration) {
         let pgid = self.pgid();

@@ -1,5 +1,9 @@
 //! Pure analysis of what a run measured: the regime from lag drift,
-//! efficiency figures, percentiles. No I/O here, so all of it is unit-tested.
+//! efficiency figures, percentiles, sanity and exact verification. No I/O
+//! here, so all of it is unit-tested.
+
+pub mod sanity;
+pub mod verify;
 
 use serde::{Deserialize, Serialize};
 

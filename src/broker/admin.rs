@@ -127,6 +127,29 @@ pub fn delete_topics(bootstrap: &str, topics: &[&str]) -> Result<()> {
     Ok(())
 }
 
+/// Assigns `consumer` every partition of `topics`, each from `offset`;
+/// returns how many partitions that is.
+pub fn assign_all(consumer: &BaseConsumer, topics: &[&str], offset: Offset) -> Result<usize> {
+    let mut assignment = TopicPartitionList::new();
+    for topic in topics {
+        let metadata = consumer
+            .fetch_metadata(Some(topic), CALL_TIMEOUT)
+            .with_context(|| format!("reading the metadata of {topic}"))?;
+        let partitions = metadata
+            .topics()
+            .first()
+            .map_or(0, |t| t.partitions().len());
+        if partitions == 0 {
+            bail!("topic {topic} has no partitions");
+        }
+        for partition in 0..partitions as i32 {
+            assignment.add_partition_offset(topic, partition, offset)?;
+        }
+    }
+    consumer.assign(&assignment)?;
+    Ok(assignment.count())
+}
+
 /// Reads high watermarks and one consumer group's committed offsets.
 pub struct OffsetReader {
     consumer: BaseConsumer,
@@ -168,15 +191,16 @@ impl OffsetReader {
         Ok(sum)
     }
 
-    /// The sum of the high watermarks of every topic but `except` and the
-    /// broker's internal ones (`__*`): records written to changelogs,
-    /// repartition topics and the like.
-    pub fn other_topics_high_watermark(&self, except: &[&str]) -> Result<i64> {
+    /// The sum of the high watermarks of the run's other topics: those whose
+    /// name holds `run_key` (the run's group id, which products put in the
+    /// names of their changelog and repartition topics), but not `except`.
+    /// Other runs' and other clients' topics on a shared broker stay out.
+    pub fn run_topics_high_watermark(&self, run_key: &str, except: &[&str]) -> Result<i64> {
         let metadata = self.consumer.fetch_metadata(None, CALL_TIMEOUT)?;
         let mut sum = 0;
         for topic in metadata.topics() {
             let name = topic.name();
-            if name.starts_with("__") || except.contains(&name) {
+            if !name.contains(run_key) || except.contains(&name) {
                 continue;
             }
             for partition in topic.partitions() {

@@ -123,15 +123,61 @@ fn weighted<'a>(rng: &mut SplitMix64, table: &[(&'a str, u32)]) -> &'a str {
     table[table.len() - 1].0
 }
 
-impl Event {
-    /// The event with sequence number `seq` of the stream seeded by `seed`,
-    /// stamped with the intended send time `ts_us`.
-    pub fn generate(seed: u64, seq: u64, ts_us: i64) -> Event {
+/// The fields the workloads' operators read. They are drawn first, so that
+/// verification can recompute them for millions of records without building
+/// whole events.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Core {
+    pub region: &'static str,
+    pub service: &'static str,
+    pub latency_ms: u32,
+    pub sla_ms: u32,
+}
+
+impl Core {
+    /// The core of event `seq` of the stream seeded by `seed`.
+    pub fn generate(seed: u64, seq: u64) -> Core {
+        Core::draw(seed, seq).1
+    }
+
+    /// The core, and the generator positioned for the remaining fields.
+    fn draw(seed: u64, seq: u64) -> (SplitMix64, Core) {
         let mut rng = SplitMix64(seed ^ seq.wrapping_mul(0xD6E8_FEB8_6659_FD93));
         let region = weighted(&mut rng, &REGIONS);
         let (service, sla_ms) = rng.pick(&SERVICES);
         let factor = -(1.0 - rng.unit()).ln() * LATENCY_FACTOR_MEAN;
         let latency_ms = ((f64::from(sla_ms) * factor).round() as u32).max(1);
+        let core = Core {
+            region,
+            service,
+            latency_ms,
+            sla_ms,
+        };
+        (rng, core)
+    }
+
+    /// Whether the stateless workload's filter keeps this event.
+    pub fn is_kept(&self) -> bool {
+        self.region.starts_with("eu-")
+    }
+
+    /// latency_ms / sla_ms, the stateless workload's derived ratio.
+    pub fn latency_ratio(&self) -> f64 {
+        f64::from(self.latency_ms) / f64::from(self.sla_ms)
+    }
+}
+
+impl Event {
+    /// The event with sequence number `seq` of the stream seeded by `seed`,
+    /// stamped with the intended send time `ts_us`.
+    pub fn generate(seed: u64, seq: u64, ts_us: i64) -> Event {
+        let (mut rng, core) = Core::draw(seed, seq);
+        let Core {
+            region,
+            service,
+            latency_ms,
+            sla_ms,
+        } = core;
         let status = match rng.below(1000) {
             0..=939 => 200,
             940..=959 => 404,
@@ -162,14 +208,24 @@ impl Event {
         }
     }
 
+    /// The fields the operators read.
+    pub fn core(&self) -> Core {
+        Core {
+            region: self.region,
+            service: self.service,
+            latency_ms: self.latency_ms,
+            sla_ms: self.sla_ms,
+        }
+    }
+
     /// Whether the stateless workload's filter keeps this event.
     pub fn is_kept(&self) -> bool {
-        self.region.starts_with("eu-")
+        self.core().is_kept()
     }
 
     /// latency_ms / sla_ms, the stateless workload's derived ratio.
     pub fn latency_ratio(&self) -> f64 {
-        f64::from(self.latency_ms) / f64::from(self.sla_ms)
+        self.core().latency_ratio()
     }
 
     /// `breach` when the ratio is above 1, else `ok`.
@@ -190,6 +246,13 @@ pub fn sla_status(latency_ratio: f64) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_core_is_the_events_own_fields() {
+        for seq in 0..500 {
+            assert_eq!(Core::generate(42, seq), Event::generate(42, seq, 0).core());
+        }
+    }
 
     #[test]
     fn same_seed_and_seq_give_the_same_event() {

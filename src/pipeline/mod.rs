@@ -173,7 +173,7 @@ fn produce_batch(
         };
         burn_cpu(settings.options.work_us_per_record);
         encoded.clear();
-        if !stateless::transform(payload, encoded)? {
+        if !stateless::transform(payload, encoded, &settings.options)? {
             continue;
         }
         let mut record = BaseRecord::<[u8], [u8]>::to(&settings.output_topic).payload(&encoded[..]);

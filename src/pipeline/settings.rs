@@ -28,6 +28,15 @@ pub struct PipelineOptions {
     /// fed beyond it. 0 in every published configuration.
     #[serde(default)]
     pub work_us_per_record: u64,
+    /// Faults put in on purpose, to check that verification catches them;
+    /// 0 = off, and never set in a published configuration. Kept records
+    /// whose sequence number is a multiple of `drop_every` are not written.
+    #[serde(default)]
+    pub drop_every: u64,
+    /// Kept records whose sequence number is a multiple of `corrupt_every`
+    /// get a wrong `latency_ratio`.
+    #[serde(default)]
+    pub corrupt_every: u64,
 }
 
 fn var(name: &str) -> Result<String> {
@@ -70,7 +79,11 @@ impl PipelineSettings {
             .set("fetch.min.bytes", "65536")
             .set("fetch.wait.max.ms", "10")
             .set("max.partition.fetch.bytes", "52428800")
-            .set("isolation.level", "read_committed");
+            .set("isolation.level", "read_committed")
+            // Static membership: a restarted rustpipe takes its partitions
+            // back at once instead of waiting out the dead member's session.
+            .set("group.instance.id", format!("{}-rustpipe", self.group_id))
+            .set("session.timeout.ms", "10000");
         match self.delivery {
             Delivery::AtLeastOnce => config
                 .set("enable.auto.commit", "true")

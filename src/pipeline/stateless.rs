@@ -7,6 +7,7 @@ use std::borrow::Cow;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+use super::settings::PipelineOptions;
 use crate::gendata::event::sla_status;
 
 /// The input fields the workload reads (a projection of the 19).
@@ -35,14 +36,18 @@ struct Output<'a> {
     sla_status: &'static str,
 }
 
-/// Writes the output for `payload` into `out`; false when the filter drops it.
-pub fn transform(payload: &[u8], out: &mut Vec<u8>) -> Result<bool> {
+/// Writes the output for `payload` into `out`; false when the filter drops
+/// it (or a `drop_every` fault does).
+pub fn transform(payload: &[u8], out: &mut Vec<u8>, options: &PipelineOptions) -> Result<bool> {
     let input: Input<'_> =
         serde_json::from_slice(payload).context("rustpipe: an input record is not an event")?;
-    if !input.region.starts_with("eu-") {
+    if !input.region.starts_with("eu-") || is_nth(input.seq, options.drop_every) {
         return Ok(false);
     }
-    let latency_ratio = f64::from(input.latency_ms) / f64::from(input.sla_ms);
+    let mut latency_ratio = f64::from(input.latency_ms) / f64::from(input.sla_ms);
+    if is_nth(input.seq, options.corrupt_every) {
+        latency_ratio *= 2.0;
+    }
     let output = Output {
         seq: input.seq,
         ts_us: input.ts_us,
@@ -57,6 +62,11 @@ pub fn transform(payload: &[u8], out: &mut Vec<u8>) -> Result<bool> {
     Ok(true)
 }
 
+/// Whether a fault set to every `n`th sequence number hits `seq`.
+fn is_nth(seq: u64, n: u64) -> bool {
+    n > 0 && seq.is_multiple_of(n)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -69,7 +79,7 @@ mod tests {
             let event = Event::generate(9, seq, 1_000 + seq as i64);
             let payload = serde_json::to_vec(&event).unwrap();
             let mut out = Vec::new();
-            let kept = transform(&payload, &mut out).unwrap();
+            let kept = transform(&payload, &mut out, &PipelineOptions::default()).unwrap();
             assert_eq!(kept, event.region.starts_with("eu-"));
             if kept {
                 let v: serde_json::Value = serde_json::from_slice(&out).unwrap();
@@ -87,6 +97,51 @@ mod tests {
 
     #[test]
     fn a_record_that_is_not_an_event_is_an_error() {
-        assert!(transform(b"{\"nope\":1}", &mut Vec::new()).is_err());
+        assert!(transform(
+            b"{\"nope\":1}",
+            &mut Vec::new(),
+            &PipelineOptions::default()
+        )
+        .is_err());
+    }
+
+    #[test]
+    fn faults_drop_and_corrupt_what_they_say_and_verification_counts_them() {
+        use crate::analysis::verify::{Expectation, Verifier};
+        use crate::config::Delivery;
+        use crate::gendata::event::Core;
+        use crate::gendata::schedule::Schedule;
+
+        let options = PipelineOptions {
+            drop_every: 10,
+            corrupt_every: 7,
+            ..PipelineOptions::default()
+        };
+        let (seed, n, schedule) = (5, 3000, Schedule::new(0, 1000));
+        let mut verifier = Verifier::new(Expectation {
+            seed,
+            input_records: n,
+            committed: n,
+            schedule: Some(schedule),
+            delivery: Delivery::ExactlyOnce,
+        });
+        for seq in 0..n {
+            let payload =
+                serde_json::to_vec(&Event::generate(seed, seq, schedule.slot_us(seq))).unwrap();
+            let mut out = Vec::new();
+            if transform(&payload, &mut out, &options).unwrap() {
+                verifier.observe(&out);
+            }
+        }
+        let kept: Vec<u64> = (0..n)
+            .filter(|&s| Core::generate(seed, s).is_kept())
+            .collect();
+        let dropped = kept.iter().filter(|&&s| s % 10 == 0).count() as u64;
+        let corrupted = kept.iter().filter(|&&s| s % 7 == 0 && s % 10 != 0).count() as u64;
+        let v = verifier.finish();
+        assert!(dropped > 0 && corrupted > 0);
+        assert_eq!((v.missing, v.corrupted), (dropped, corrupted));
+        assert_eq!((v.duplicated, v.unexpected), (0, 0));
+        assert_eq!(v.verdict, "failed");
     }
 }

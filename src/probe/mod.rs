@@ -13,17 +13,18 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use base64::Engine;
 use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
 use rdkafka::config::ClientConfig;
-use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::consumer::BaseConsumer;
 use rdkafka::message::Message;
 use rdkafka::producer::{BaseRecord, Producer, ThreadedProducer};
-use rdkafka::{Offset, TopicPartitionList};
+use rdkafka::Offset;
 use serde::{Deserialize, Serialize};
 
+use crate::broker::admin::assign_all;
 use crate::cli::ProbeArgs;
 use crate::clock::{now_us, sleep_until_us};
 
@@ -103,28 +104,6 @@ fn consumer_config(bootstrap: &str, group: &str) -> ClientConfig {
     config
 }
 
-/// Every partition of `topics`, from the start.
-fn assign_from_start(consumer: &BaseConsumer, topics: &[&str]) -> Result<()> {
-    let mut assignment = TopicPartitionList::new();
-    for topic in topics {
-        let metadata = consumer
-            .fetch_metadata(Some(topic), Duration::from_secs(10))
-            .with_context(|| format!("probe: reading the metadata of {topic}"))?;
-        let partitions = metadata
-            .topics()
-            .first()
-            .map_or(0, |t| t.partitions().len());
-        if partitions == 0 {
-            bail!("probe: topic {topic} has no partitions");
-        }
-        for partition in 0..partitions as i32 {
-            assignment.add_partition_offset(topic, partition, Offset::Beginning)?;
-        }
-    }
-    consumer.assign(&assignment)?;
-    Ok(())
-}
-
 /// Writes one small record every 10 ms to `topic` until `stop`.
 fn write_floor(bootstrap: &str, topic: &str, stop: &AtomicBool) -> Result<()> {
     let producer: ThreadedProducer<_> = ClientConfig::new()
@@ -151,7 +130,12 @@ pub fn run(args: &ProbeArgs) -> Result<()> {
     let consumer: BaseConsumer = consumer_config(&args.bootstrap, &format!("{}-probe", args.topic))
         .create()
         .context("probe: creating the consumer")?;
-    assign_from_start(&consumer, &[&args.topic, &args.floor_topic])?;
+    assign_all(
+        &consumer,
+        &[&args.topic, &args.floor_topic],
+        Offset::Beginning,
+    )
+    .context("probe")?;
     let stop = Arc::new(AtomicBool::new(false));
     let floor_writer = {
         let (bootstrap, topic, stop) = (

@@ -71,8 +71,14 @@ fn expand(arg: &str, product: &Product) -> Result<String> {
         .replace("{dir}", &product.dir().to_string_lossy()))
 }
 
-/// Starts `product` with `settings`, logging into `log_dir`.
-pub fn start(product: &Product, settings: &LaunchSettings, log_dir: &Path) -> Result<Supervised> {
+/// Starts `product` with `settings`, logging into `log_dir` under `role`
+/// (`product`, or `product-restart` after an injected crash).
+pub fn start(
+    product: &Product,
+    settings: &LaunchSettings,
+    log_dir: &Path,
+    role: &str,
+) -> Result<Supervised> {
     let argv: Vec<String> = product
         .start
         .iter()
@@ -87,7 +93,7 @@ pub fn start(product: &Product, settings: &LaunchSettings, log_dir: &Path) -> Re
         &product.name,
         command,
         log_dir,
-        "product",
+        role,
         &product.ready.stdout_contains,
     )
 }

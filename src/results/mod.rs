@@ -62,6 +62,15 @@ pub struct RunRecord {
     /// gendata's own account of the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gendata: Option<GendataSummary>,
+    /// Are we benching the same thing: selectivity, breach rate, enrichment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sanity: Option<Sanity>,
+    /// The output read back whole and matched against the deterministic input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verification: Option<Verification>,
+    /// The crash injected with `--chaos`, and how long output took to resume.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chaos: Option<Chaos>,
     /// The probe's latency histogram (microseconds), HdrHistogram V2 + deflate,
     /// base64: repeats can be merged exactly.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -89,6 +98,75 @@ pub struct RunConfig {
     pub parallelism: u32,
     pub sample_interval_ms: u64,
     pub input_partitions: i32,
+}
+
+/// Sanity of one run: did the product do the workload's work?
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sanity {
+    /// Output records / consumed records in the window; absent when nothing
+    /// was consumed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selectivity: Option<f64>,
+    /// The kept share of exactly the input range consumed in the window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expected_selectivity: Option<f64>,
+    /// |selectivity / expected - 1|.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub selectivity_deviation: Option<f64>,
+    /// bench.yaml's `tolerances.selectivity`.
+    pub tolerance: f64,
+    pub selectivity_ok: bool,
+    /// Share of output records with `sla_status` breach.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub breach_rate: Option<f64>,
+    /// Output records whose derived fields were recomputed.
+    pub enrichment_checked: u64,
+    /// Of those, the ones whose derived fields were wrong.
+    pub enrichment_mismatched: u64,
+    /// `ok` or `warning`.
+    pub verdict: String,
+    pub message: String,
+}
+
+/// Exact verification of one run's whole output.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verification {
+    /// The product's committed input offset: it owns the output of `[0, this)`.
+    pub committed_offset: u64,
+    /// Records gendata wrote to the input topic.
+    pub input_records: u64,
+    /// Output records owed for `[0, committed_offset)`.
+    pub expected: u64,
+    /// Records read from the output topic (read_committed).
+    pub output_records: u64,
+    /// Owed records that never appeared.
+    pub missing: u64,
+    /// Extra copies of records already seen.
+    pub duplicated: u64,
+    /// Records that match no kept input record.
+    pub unexpected: u64,
+    /// Records with a field that differs from what the input implies.
+    pub corrupted: u64,
+    /// Correct records for input past the committed offset: allowed, since a
+    /// product may write before it commits.
+    pub beyond_commit: u64,
+    /// `passed` or `failed`.
+    pub verdict: String,
+    pub message: String,
+}
+
+/// The crash a `--chaos` run injected.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Chaos {
+    /// Seconds into the window when the product's tree got SIGKILL.
+    pub kill_at_s: u64,
+    /// Whether the product was started again with the same settings.
+    pub restart: bool,
+    /// Processes of the product's tree that were killed.
+    pub killed_processes: usize,
+    /// From the kill until the next output record was visible; `null` when
+    /// output never resumed before the window ended.
+    pub recovery_ms: Option<f64>,
 }
 
 /// Which way a figure is better.
@@ -206,6 +284,9 @@ mod tests {
                 Metric::new(1.5, "ms", Better::Lower),
             )]),
             gendata: None,
+            sanity: None,
+            verification: None,
+            chaos: None,
             latency_histogram: None,
             logs: PathBuf::from("/tmp"),
         }

@@ -5,9 +5,11 @@
 //! stopped -> one record appended. A failed run is recorded, not fatal to the
 //! batch; an interrupted run tears everything down and records nothing.
 
+pub mod chaos;
 pub mod monitor;
 mod progress;
 mod summary;
+mod verify;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -16,20 +18,26 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Context, Result};
 
+use crate::analysis::sanity::{judge_sanity, SanityInputs};
+use crate::analysis::verify::{expected_selectivity, Expectation, Verifier};
 use crate::analysis::{self, Regime};
 use crate::broker::admin::{self, OffsetReader, TopicRequest};
 use crate::broker::BrokerInfo;
 use crate::cache::Cache;
 use crate::clock::{now_us, sleep_until_us};
 use crate::config::{Bench, LineRef, Tolerances, Workload};
+use crate::gendata::schedule::Schedule;
 use crate::gendata::GendataSummary;
 use crate::host::HostInfo;
 use crate::interrupt::{Interrupt, Interrupted};
 use crate::probe::{ProbeSummary, READY_LINE as PROBE_READY};
 use crate::process::Supervised;
 use crate::products::{self, LaunchSettings};
-use crate::results::{Better, Metric, RunConfig, RunRecord, Status, SCHEMA_VERSION};
-use monitor::{Monitor, SampleRow, Watched};
+use crate::results::{
+    Better, Chaos, Metric, RunConfig, RunRecord, Status, Verification, SCHEMA_VERSION,
+};
+use chaos::{ChaosPlan, ResumeWatch};
+use monitor::{Grid, Monitor, SampleRow, Watched};
 use progress::Progress;
 
 /// How long gendata and the probe may take to finish after the window.
@@ -37,6 +45,9 @@ const HELPER_EXIT_TIMEOUT: Duration = Duration::from_secs(60);
 /// Time from the product being ready to gendata's first slot: room for the
 /// probe to start and assign its partitions.
 const SCHEDULE_LEAD: Duration = Duration::from_secs(2);
+/// Pause between an injected kill and the restart: produce requests the dead
+/// process had already sent land first, so they do not pass for resumed output.
+const SETTLE_AFTER_KILL: Duration = Duration::from_millis(100);
 
 /// Everything a batch of runs shares.
 pub struct RunContext<'a> {
@@ -48,6 +59,8 @@ pub struct RunContext<'a> {
     pub host: &'a HostInfo,
     pub interrupt: &'a Interrupt,
     pub batch_id: String,
+    /// A crash to inject into every run of the batch.
+    pub chaos: Option<ChaosPlan>,
 }
 
 /// The topics and group of one run; named after the run so nothing is shared.
@@ -79,6 +92,19 @@ struct Measured {
     ticks_per_s: f64,
     gendata: GendataSummary,
     probe: ProbeSummary,
+    verified: Verified,
+    chaos: Option<Chaos>,
+}
+
+/// What the verify phase found, or why the output could not be verified.
+enum Verified {
+    Checked {
+        verification: Verification,
+        breach_rate: Option<f64>,
+        /// (records whose derived fields were recomputed, of which wrong).
+        enrichment: (u64, u64),
+    },
+    Skipped(String),
 }
 
 /// A new run id: UTC time, line and a few random bits, safe in topic names.
@@ -128,6 +154,9 @@ pub fn run_once(
         resources: None,
         series: None,
         gendata: None,
+        sanity: None,
+        verification: None,
+        chaos: None,
         latency_histogram: None,
         logs: log_dir.clone(),
     };
@@ -143,6 +172,7 @@ pub fn run_once(
     match outcome {
         Ok(measured) => {
             judge(&mut record, &measured, config, &ctx.bench.tolerances);
+            record.chaos = measured.chaos;
             record.latency_histogram = Some(measured.probe.output.histogram.clone());
             record.gendata = Some(measured.gendata);
         }
@@ -202,7 +232,7 @@ fn measure(
         parallelism: config.parallelism,
         workload: workload.name.clone(),
     };
-    let mut product = products::start(line.product, &settings, log_dir)?;
+    let mut product = products::start(line.product, &settings, log_dir, "product")?;
     product.wait_ready(Duration::from_secs(run.ready_timeout_s), interrupt)?;
 
     let start_us = now_us() + SCHEDULE_LEAD.as_micros() as i64;
@@ -262,69 +292,130 @@ fn measure(
         "",
     )?;
     let offsets = OffsetReader::for_group(bootstrap, &names.group)?;
+    // Samples fall on window_start + k * interval, so both bounds are samples.
+    let grid = Grid {
+        anchor_us: window_start_us,
+        interval_us: config.sample_interval_ms as i64 * 1000,
+    };
     let mut monitor = Monitor::new(
         &offsets,
-        &names.input,
-        [&names.input, &names.output, &names.floor],
+        names,
         Watched {
             product: product.pgid() as i32,
             broker: ctx.broker_pid.map(|p| p as i32),
             gendata: gendata.pgid() as i32,
             probe: probe.pgid() as i32,
         },
+        grid,
     );
-    let interval_us = config.sample_interval_ms as i64 * 1000;
-    // Samples fall on window_start + k * interval, so both bounds are samples.
-    let mut next_sample_us =
-        window_start_us - (window_start_us - now_us()) / interval_us * interval_us;
 
     // warm-up
     progress.phase("warm-up");
     let mut processes = Processes {
         product: &mut product,
+        product_down: false,
         helpers: [&mut gendata, &mut probe],
     };
-    processes.watch_until(
-        window_start_us,
-        interrupt,
-        &mut progress,
-        &mut monitor,
-        &mut next_sample_us,
-        interval_us,
-    )?;
+    processes.watch_until(window_start_us, interrupt, &mut progress, &mut monitor)?;
     monitor.sample(true)?;
     let window_start = monitor.rows.len() - 1;
 
     // measure
     progress.phase("measuring");
-    next_sample_us = window_start_us + interval_us;
-    processes.watch_until(
-        window_end_us,
-        interrupt,
-        &mut progress,
-        &mut monitor,
-        &mut next_sample_us,
-        interval_us,
-    )?;
+    let mut crash = None;
+    if let Some(plan) = ctx.chaos {
+        let kill_us = window_start_us + plan.kill_at_s as i64 * 1_000_000;
+        processes.watch_until(kill_us, interrupt, &mut progress, &mut monitor)?;
+        progress.phase(if plan.restart {
+            "crashed; restarting"
+        } else {
+            "crashed"
+        });
+        let restart = || products::start(line.product, &settings, log_dir, "product-restart");
+        let injected = processes.crash(plan, restart, bootstrap, &names.output, window_end_us)?;
+        monitor.watch_product(processes.product.pgid() as i32);
+        crash = Some((plan, injected));
+    }
+    processes.watch_until(window_end_us, interrupt, &mut progress, &mut monitor)?;
     monitor.sample(true)?;
     let ticks_per_s = monitor.ticks_per_s();
     let rows = std::mem::take(&mut monitor.rows);
 
     // stop
     progress.phase("stopping");
+    let product_down = processes.product_down;
     gendata.wait_exit(HELPER_EXIT_TIMEOUT, interrupt)?;
     probe.wait_exit(HELPER_EXIT_TIMEOUT, interrupt)?;
-    product.check_alive()?;
-    product.stop(Duration::from_secs(run.stop_grace_s));
+    if !product_down {
+        product.check_alive()?;
+        product.stop(Duration::from_secs(run.stop_grace_s));
+    }
+    let gendata_summary: GendataSummary = crate::handoff::read(&gendata_file)?;
+    let chaos = match crash {
+        Some((plan, injected)) => Some(injected.outcome(plan)?),
+        None => None,
+    };
+
+    // verify
+    progress.phase("verifying");
+    let expectation = Expectation {
+        seed: config.seed,
+        input_records: gendata_summary.records_sent,
+        committed: offsets.committed(&names.input)?.max(0) as u64,
+        schedule: (config.rate > 0).then(|| Schedule::new(start_us, config.rate)),
+        delivery: line.line.delivery,
+    };
+    let input_written = offsets.high_watermark(&names.input)?;
+    let verified = if workload.input.partitions != 1 {
+        Verified::Skipped(format!(
+            "the input has {} partitions; offsets are sequence numbers on one partition only",
+            workload.input.partitions
+        ))
+    } else if input_written != gendata_summary.records_sent as i64 {
+        Verified::Skipped(format!(
+            "the input holds {input_written} records but gendata sent {}",
+            gendata_summary.records_sent
+        ))
+    } else {
+        let mut verifier = Verifier::new(expectation);
+        verify::read_output(bootstrap, &names.output, &mut verifier, interrupt)?;
+        Verified::Checked {
+            verification: verifier.finish(),
+            breach_rate: verifier.breach_rate(),
+            enrichment: verifier.enrichment(),
+        }
+    };
     progress.finish();
     Ok(Measured {
         rows,
         window_start,
         window_start_us,
         ticks_per_s,
-        gendata: crate::handoff::read(&gendata_file)?,
+        gendata: gendata_summary,
         probe: crate::handoff::read(&probe_file)?,
+        verified,
+        chaos,
     })
+}
+
+/// A crash injected mid-window, until its outcome is known.
+struct InjectedCrash {
+    killed_at_us: i64,
+    killed_processes: usize,
+    watch: ResumeWatch,
+}
+
+impl InjectedCrash {
+    /// The record's account of the crash, once the watch is over.
+    fn outcome(self, plan: ChaosPlan) -> Result<Chaos> {
+        let resumed = self.watch.resumed_at()?;
+        Ok(Chaos {
+            kill_at_s: plan.kill_at_s,
+            restart: plan.restart,
+            killed_processes: self.killed_processes,
+            recovery_ms: resumed.map(|at| (at - self.killed_at_us) as f64 / 1000.0),
+        })
+    }
 }
 
 /// Starts one of the suite's own helper processes (`suite probe`, `suite gendata`).
@@ -343,6 +434,8 @@ fn spawn_helper(
 /// The processes of a run, watched while it goes.
 struct Processes<'p> {
     product: &'p mut Supervised,
+    /// Killed on purpose and not restarted: its absence is no failure.
+    product_down: bool,
     /// gendata and the probe: they end by themselves at the window's end.
     helpers: [&'p mut Supervised; 2],
 }
@@ -356,28 +449,53 @@ impl Processes<'_> {
         interrupt: &Interrupt,
         progress: &mut Progress,
         monitor: &mut Monitor<'_>,
-        next_sample_us: &mut i64,
-        interval_us: i64,
     ) -> Result<()> {
         loop {
             let now = now_us();
             if now >= until_us {
                 return Ok(());
             }
-            self.product.check_alive()?;
+            if !self.product_down {
+                self.product.check_alive()?;
+            }
             for helper in self.helpers.iter_mut() {
                 helper.check_not_failed()?;
             }
             if interrupt.is_set() {
                 return Err(Interrupted.into());
             }
-            if now >= *next_sample_us {
-                monitor.sample(false)?;
-                *next_sample_us += interval_us;
-            }
+            monitor.sample_if_due(now)?;
             progress.tick(now);
-            sleep_until_us((now + 100_000).min(until_us).min(*next_sample_us));
+            sleep_until_us((now + 100_000).min(until_us).min(monitor.next_due_us()));
         }
+    }
+}
+
+impl Processes<'_> {
+    /// Kills the product's whole tree and, if the plan says so, starts it
+    /// again; output is watched for until `watch_until_us`.
+    fn crash(
+        &mut self,
+        plan: ChaosPlan,
+        restart: impl FnOnce() -> Result<Supervised>,
+        bootstrap: &str,
+        output_topic: &str,
+        watch_until_us: i64,
+    ) -> Result<InjectedCrash> {
+        let killed_at_us = now_us();
+        let killed_processes = self.product.kill();
+        std::thread::sleep(SETTLE_AFTER_KILL);
+        let watch = ResumeWatch::start(bootstrap, output_topic, watch_until_us)?;
+        if plan.restart {
+            *self.product = restart()?;
+        } else {
+            self.product_down = true;
+        }
+        Ok(InjectedCrash {
+            killed_at_us,
+            killed_processes,
+            watch,
+        })
     }
 }
 
@@ -549,6 +667,49 @@ fn judge(record: &mut RunRecord, m: &Measured, config: &RunConfig, tolerances: &
             figures.not_applicable.insert(name.into(), why.clone());
         }
     }
+    // Sanity and verification: did the product do the workload's work, all
+    // of it, once?
+    if m.chaos.is_some() {
+        record.flags.push("chaos".into());
+    }
+    let (breach_rate, enrichment) = match &m.verified {
+        Verified::Checked {
+            breach_rate,
+            enrichment,
+            ..
+        } => (*breach_rate, *enrichment),
+        Verified::Skipped(_) => (None, (0, 0)),
+    };
+    let sanity = judge_sanity(&SanityInputs {
+        output: m.probe.output.count,
+        consumed: consumed.max(0) as u64,
+        expected_selectivity: (config.input_partitions == 1)
+            .then(|| {
+                expected_selectivity(config.seed, first.committed as u64, last.committed as u64)
+            })
+            .flatten(),
+        tolerance: tolerances.selectivity,
+        breach_rate,
+        enrichment,
+    });
+    if sanity.verdict != "ok" {
+        record.flags.push("sanity-warning".into());
+    }
+    record.sanity = Some(sanity);
+    match &m.verified {
+        Verified::Checked { verification, .. } => {
+            if verification.verdict != "passed" {
+                record.flags.push("verification-failed".into());
+            }
+            record.verification = Some(verification.clone());
+        }
+        Verified::Skipped(why) => {
+            figures
+                .not_applicable
+                .insert("verification".into(), why.clone());
+        }
+    }
+
     record.regime = Some(regime);
     record.metrics = figures.metrics;
     record.not_applicable = figures.not_applicable;

@@ -11,6 +11,8 @@ use crate::broker::admin::OffsetReader;
 use crate::clock::now_us;
 use crate::sampler::{self, MemoryInstrument, TreeReading};
 
+use super::RunNames;
+
 /// The roots of the process trees sampled besides the host.
 #[derive(Debug, Clone, Copy)]
 pub struct Watched {
@@ -39,43 +41,63 @@ pub struct SampleRow {
 /// Samples a run's product, harness and host.
 pub struct Monitor<'a> {
     offsets: &'a OffsetReader,
-    input_topic: &'a str,
-    own_topics: [&'a str; 3],
+    names: &'a RunNames,
     watched: Watched,
+    grid: Grid,
+    next_due_us: i64,
     ticks_per_s: f64,
     page_size: u64,
     pub rows: Vec<SampleRow>,
 }
 
 impl<'a> Monitor<'a> {
-    pub fn new(
+    pub(super) fn new(
         offsets: &'a OffsetReader,
-        input_topic: &'a str,
-        own_topics: [&'a str; 3],
+        names: &'a RunNames,
         watched: Watched,
+        grid: Grid,
     ) -> Self {
         let (ticks_per_s, page_size) = sampler::kernel_units();
         Monitor {
             offsets,
-            input_topic,
-            own_topics,
+            names,
             watched,
+            next_due_us: grid.next_after(now_us() - 1),
+            grid,
             ticks_per_s,
             page_size,
             rows: Vec::new(),
         }
     }
 
-    /// Takes one sample now; `with_extra` also sums the other topics.
+    /// When the next sample on the grid is due.
+    pub fn next_due_us(&self) -> i64 {
+        self.next_due_us
+    }
+
+    /// Takes a sample if one is due at `now_us`.
+    pub fn sample_if_due(&mut self, now_us: i64) -> Result<()> {
+        if now_us >= self.next_due_us {
+            self.sample(false)?;
+        }
+        Ok(())
+    }
+
+    /// Takes one sample now; `with_extra` also sums the run's other topics.
     pub fn sample(&mut self, with_extra: bool) -> Result<()> {
         let at_us = now_us();
-        let committed = self.offsets.committed(self.input_topic)?;
-        let input_high = self.offsets.high_watermark(self.input_topic)?;
+        let names = self.names;
+        let committed = self.offsets.committed(&names.input)?;
+        let input_high = self.offsets.high_watermark(&names.input)?;
         let extra_high = if with_extra {
-            Some(self.offsets.other_topics_high_watermark(&self.own_topics)?)
+            Some(self.offsets.run_topics_high_watermark(
+                &names.group,
+                &[&names.input, &names.output, &names.floor],
+            )?)
         } else {
             None
         };
+        self.next_due_us = self.grid.next_after(at_us);
         let all = sampler::all_processes();
         let tree = |root: i32| sampler::read_tree(root, &all, self.page_size);
         self.rows.push(SampleRow {
@@ -92,8 +114,29 @@ impl<'a> Monitor<'a> {
         Ok(())
     }
 
+    /// Samples the product's tree from `pgid` on (a restarted product).
+    pub fn watch_product(&mut self, pgid: i32) {
+        self.watched.product = pgid;
+    }
+
     pub fn ticks_per_s(&self) -> f64 {
         self.ticks_per_s
+    }
+}
+
+/// Sample times: `anchor + k * interval` for every integer k, so that a grid
+/// anchored at the window's start has samples on both its bounds.
+#[derive(Debug, Clone, Copy)]
+pub struct Grid {
+    pub anchor_us: i64,
+    pub interval_us: i64,
+}
+
+impl Grid {
+    /// The first grid time strictly after `at_us`.
+    pub fn next_after(&self, at_us: i64) -> i64 {
+        let steps = (at_us - self.anchor_us).div_euclid(self.interval_us) + 1;
+        self.anchor_us + steps * self.interval_us
     }
 }
 
@@ -259,6 +302,19 @@ mod tests {
             probe: reading(0, 1, MemoryInstrument::Pss),
             host: Some((at_s as u64 * 100, at_s as u64 * 200)),
         }
+    }
+
+    #[test]
+    fn the_grid_falls_on_the_anchor_from_either_side() {
+        let grid = Grid {
+            anchor_us: 10_000,
+            interval_us: 1_000,
+        };
+        assert_eq!(grid.next_after(7_500), 8_000);
+        assert_eq!(grid.next_after(9_999), 10_000);
+        assert_eq!(grid.next_after(10_000), 11_000);
+        assert_eq!(grid.next_after(10_001), 11_000);
+        assert_eq!(grid.next_after(12_999), 13_000);
     }
 
     #[test]

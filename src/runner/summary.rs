@@ -44,6 +44,34 @@ pub fn format_summary(record: &RunRecord) -> String {
             record.failure.as_deref().unwrap_or("no reason recorded")
         ));
     }
+    if let Some(sanity) = &record.sanity {
+        let mark = if sanity.verdict == "ok" { "✓" } else { "⚠" };
+        out.push_str(&format!("  {:<14} {mark} {}\n", "sanity", sanity.message));
+    }
+    if let Some(v) = &record.verification {
+        let verdict = if v.verdict == "passed" {
+            "passed"
+        } else {
+            "VERIFICATION FAILED"
+        };
+        out.push_str(&format!(
+            "  {:<14} {verdict}: {}\n",
+            "verification", v.message
+        ));
+    } else if let Some(why) = record.not_applicable.get("verification") {
+        out.push_str(&format!("  {:<14} not verified: {why}\n", "verification"));
+    }
+    if let Some(chaos) = &record.chaos {
+        let recovery = match chaos.recovery_ms {
+            Some(ms) => format!("output resumed {:.1} s after the kill", ms / 1000.0),
+            None if chaos.restart => "output did not resume before the window ended".into(),
+            None => "not restarted".into(),
+        };
+        out.push_str(&format!(
+            "  {:<14} {} process(es) killed {} s into the window; {recovery}\n",
+            "chaos", chaos.killed_processes, chaos.kill_at_s
+        ));
+    }
     if record.not_applicable.contains_key("latency") {
         out.push_str(&format!("  {:<14} {:>12}\n", "latency", "not quoted"));
     }

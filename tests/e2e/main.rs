@@ -6,6 +6,7 @@
 mod bad_input;
 mod runs;
 mod support;
+mod verification;
 
 use libtest_mimic::{Arguments, Trial};
 
@@ -16,6 +17,7 @@ fn main() {
     let mut trials = Vec::new();
     trials.extend(bad_input::trials());
     trials.extend(runs::trials());
+    trials.extend(verification::trials());
     let needs_broker = !args.list;
     let broker = needs_broker.then(support::BrokerGuard::start);
     let conclusion = libtest_mimic::run(&args, trials);

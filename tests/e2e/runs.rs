@@ -10,7 +10,7 @@ use streamsuite::config::Delivery;
 use streamsuite::gendata::event::eu_share;
 use streamsuite::results::{RunRecord, Status};
 
-use crate::support::{config_with_products, ensure, output, records, suite, suite_with};
+use crate::support::{config_with_products, ensure, output, records, run_suite, suite, suite_with};
 use crate::trial;
 
 pub fn trials() -> Vec<Trial> {
@@ -43,11 +43,12 @@ pub fn trials() -> Vec<Trial> {
 }
 
 fn metric(record: &RunRecord, name: &str) -> Result<f64, String> {
-    record
-        .metrics
-        .get(name)
-        .map(|m| m.value)
-        .ok_or_else(|| format!("metric {name} missing from {}", record.run_id))
+    record.metrics.get(name).map(|m| m.value).ok_or_else(|| {
+        format!(
+            "metric {name} missing from {} (regime {:?}, flags {:?}, not applicable: {:?})",
+            record.run_id, record.regime, record.flags, record.not_applicable
+        )
+    })
 }
 
 /// A 10 s window at 2000 records/s, checked against what the workload implies.
@@ -191,6 +192,31 @@ fn short_run_keeps_up(line: &str, delivery: Delivery) -> Result<(), String> {
         &out,
     )?;
     ensure(resources.host.is_some(), "host sampled", &out)?;
+    // sanity and exact verification: the same work, all of it, once
+    let sanity = r.sanity.as_ref().ok_or("sanity missing")?;
+    ensure(
+        sanity.verdict == "ok" && sanity.selectivity_ok && sanity.enrichment_mismatched == 0,
+        &format!("sanity ok: {}", sanity.message),
+        &out,
+    )?;
+    ensure(
+        sanity.enrichment_checked >= 500,
+        "enrichment checked on at least 500 records",
+        &out,
+    )?;
+    let v = r.verification.as_ref().ok_or("verification missing")?;
+    ensure(
+        v.verdict == "passed"
+            && (v.missing, v.duplicated, v.unexpected, v.corrupted) == (0, 0, 0, 0)
+            && v.expected > 0,
+        &format!("verification passed with nothing off: {v:?}"),
+        &out,
+    )?;
+    ensure(
+        String::from_utf8_lossy(&out.stderr).contains("sanity         ✓"),
+        "the summary shows the sanity verdict",
+        &out,
+    )?;
     let series = r.series.as_ref().ok_or("series missing")?;
     ensure(
         series.t_s.len() >= 12 && series.t_s.len() == series.backlog.len(),
@@ -269,22 +295,17 @@ fn overloaded_run_is_saturated_and_quotes_no_latency() -> Result<(), String> {
     );
     let dir = config_with_products(&[("rustpipe", &slow)])?;
     let results = dir.path().join("results");
-    let out = output(
-        suite_with(&dir.path().join("bench.yaml"))
-            .args([
-                "run",
-                "rustpipe",
-                "stateless",
-                "--rate",
-                "2000",
-                "--warmup",
-                "2",
-                "--window",
-                "8",
-            ])
-            .arg("--results")
-            .arg(&results),
-    )?;
+    let args = [
+        "rustpipe",
+        "stateless",
+        "--rate",
+        "2000",
+        "--warmup",
+        "2",
+        "--window",
+        "8",
+    ];
+    let out = run_suite(&dir.path().join("bench.yaml"), &args, &results)?;
     ensure(out.status.success(), "the run itself must succeed", &out)?;
     let records = records(&results, "stateless")?;
     ensure(records.len() == 1, "one record expected", &out)?;

@@ -26,6 +26,17 @@ pub fn suite_with(bench: &Path) -> Command {
     command
 }
 
+/// `suite run ARGS... --results RESULTS` with `bench`, and its output.
+pub fn run_suite(bench: &Path, args: &[&str], results: &Path) -> Result<Output, String> {
+    output(
+        suite_with(bench)
+            .arg("run")
+            .args(args)
+            .arg("--results")
+            .arg(results),
+    )
+}
+
 /// Runs a command and returns its output, or an error that shows it all.
 pub fn output(command: &mut Command) -> Result<Output, String> {
     command

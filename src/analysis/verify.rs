@@ -1,0 +1,390 @@
+//! Exact verification of a product's output against what gendata's
+//! determinism says it must be.
+//!
+//! Input offset `o` of the single input partition holds sequence number `o`
+//! (gendata's producer is idempotent and writes in order), so the input a
+//! product committed is the sequence range `[0, committed)` and its expected
+//! output is every kept event of that range, once. Seen sequence numbers are
+//! kept in a bitmap: memory is one bit per input record, whatever the output.
+
+use serde::Deserialize;
+
+use crate::config::Delivery;
+use crate::gendata::event::{sla_status, Core};
+use crate::gendata::schedule::Schedule;
+use crate::results::Verification;
+
+/// Relative tolerance on `latency_ratio`: a float64 division printed and read
+/// back round-trips exactly, so only a wrong computation exceeds it.
+const RATIO_TOLERANCE: f64 = 1e-9;
+
+/// What the product was given and what it acknowledged.
+#[derive(Debug, Clone, Copy)]
+pub struct Expectation {
+    pub seed: u64,
+    /// Records gendata wrote: sequence numbers `0..input_records`.
+    pub input_records: u64,
+    /// The product's committed input offset: it owns the output of `0..committed`.
+    pub committed: u64,
+    /// gendata's schedule, which fixes every `ts_us`; `None` when unpaced.
+    pub schedule: Option<Schedule>,
+    pub delivery: Delivery,
+}
+
+/// The fields of an output record the checks read; each may be absent.
+#[derive(Deserialize)]
+struct Output {
+    seq: Option<u64>,
+    ts_us: Option<i64>,
+    region: Option<String>,
+    service: Option<String>,
+    latency_ms: Option<u32>,
+    sla_ms: Option<u32>,
+    latency_ratio: Option<f64>,
+    sla_status: Option<String>,
+}
+
+/// Counts what an output stream holds, one record at a time.
+pub struct Verifier {
+    expectation: Expectation,
+    /// One bit per input sequence number: its output was seen.
+    seen: Vec<u64>,
+    output_records: u64,
+    duplicated: u64,
+    unexpected: u64,
+    corrupted: u64,
+    beyond_commit: u64,
+    enrichment_checked: u64,
+    enrichment_mismatched: u64,
+    breaches: u64,
+}
+
+impl Verifier {
+    pub fn new(expectation: Expectation) -> Verifier {
+        Verifier {
+            seen: vec![0; expectation.input_records.div_ceil(64) as usize],
+            expectation,
+            output_records: 0,
+            duplicated: 0,
+            unexpected: 0,
+            corrupted: 0,
+            beyond_commit: 0,
+            enrichment_checked: 0,
+            enrichment_mismatched: 0,
+            breaches: 0,
+        }
+    }
+
+    /// Checks one output record's payload.
+    pub fn observe(&mut self, payload: &[u8]) {
+        self.output_records += 1;
+        let Ok(output) = serde_json::from_slice::<Output>(payload) else {
+            self.unexpected += 1;
+            return;
+        };
+        if output.sla_status.as_deref() == Some("breach") {
+            self.breaches += 1;
+        }
+        let Some(seq) = output.seq.filter(|&s| s < self.expectation.input_records) else {
+            self.unexpected += 1;
+            return;
+        };
+        let core = Core::generate(self.expectation.seed, seq);
+        if !core.is_kept() {
+            self.unexpected += 1;
+            return;
+        }
+        let (word, bit) = ((seq / 64) as usize, 1u64 << (seq % 64));
+        if self.seen[word] & bit != 0 {
+            self.duplicated += 1;
+        } else {
+            self.seen[word] |= bit;
+            if seq >= self.expectation.committed {
+                self.beyond_commit += 1;
+            }
+        }
+        let enriched = derived_fields_match(&output, &core);
+        self.enrichment_checked += 1;
+        if !enriched {
+            self.enrichment_mismatched += 1;
+        }
+        if !enriched || !carried_fields_match(&output, &core, seq, self.expectation.schedule) {
+            self.corrupted += 1;
+        }
+    }
+
+    /// Breach share of the output records read (None before any).
+    pub fn breach_rate(&self) -> Option<f64> {
+        (self.output_records > 0).then(|| self.breaches as f64 / self.output_records as f64)
+    }
+
+    /// (records whose derived fields were recomputed, of which wrong).
+    pub fn enrichment(&self) -> (u64, u64) {
+        (self.enrichment_checked, self.enrichment_mismatched)
+    }
+
+    /// The counts, with the expected records of `[0, committed)` that never
+    /// appeared as missing, and the verdict.
+    pub fn finish(&self) -> Verification {
+        let e = &self.expectation;
+        let committed = e.committed.min(e.input_records);
+        let mut expected = 0;
+        let mut missing = 0;
+        for seq in 0..committed {
+            if Core::generate(e.seed, seq).is_kept() {
+                expected += 1;
+                if self.seen[(seq / 64) as usize] & (1 << (seq % 64)) == 0 {
+                    missing += 1;
+                }
+            }
+        }
+        let mut problems = Vec::new();
+        for (count, what) in [
+            (missing, "missing"),
+            (self.unexpected, "unexpected"),
+            (self.corrupted, "corrupted"),
+        ] {
+            if count > 0 {
+                problems.push(format!("{count} {what}"));
+            }
+        }
+        if e.delivery == Delivery::ExactlyOnce && self.duplicated > 0 {
+            problems.push(format!(
+                "{} duplicated on an exactly-once line",
+                self.duplicated
+            ));
+        }
+        let passed = problems.is_empty();
+        let message = if passed {
+            format!(
+                "all {expected} expected records present, {} duplicated, nothing unexpected or corrupted",
+                self.duplicated
+            )
+        } else {
+            format!("{} (of {expected} expected)", problems.join(", "))
+        };
+        Verification {
+            committed_offset: e.committed,
+            input_records: e.input_records,
+            expected,
+            output_records: self.output_records,
+            missing,
+            duplicated: self.duplicated,
+            unexpected: self.unexpected,
+            corrupted: self.corrupted,
+            beyond_commit: self.beyond_commit,
+            verdict: if passed { "passed" } else { "failed" }.into(),
+            message,
+        }
+    }
+}
+
+/// `latency_ratio` and `sla_status` are what the workload derives.
+fn derived_fields_match(output: &Output, core: &Core) -> bool {
+    let ratio = core.latency_ratio();
+    output
+        .latency_ratio
+        .is_some_and(|r| (r - ratio).abs() <= RATIO_TOLERANCE * ratio.abs())
+        && output.sla_status.as_deref() == Some(sla_status(ratio))
+}
+
+/// The fields carried over from the input are the input's.
+fn carried_fields_match(
+    output: &Output,
+    core: &Core,
+    seq: u64,
+    schedule: Option<Schedule>,
+) -> bool {
+    let ts_ok = match schedule {
+        Some(schedule) => output.ts_us == Some(schedule.slot_us(seq)),
+        None => output.ts_us.is_some(),
+    };
+    ts_ok
+        && output.region.as_deref() == Some(core.region)
+        && output.service.as_deref() == Some(core.service)
+        && output.latency_ms == Some(core.latency_ms)
+        && output.sla_ms == Some(core.sla_ms)
+}
+
+/// The share of input records in `[from, to)` that the workload keeps: what
+/// output / consumed must be for exactly that range.
+pub fn expected_selectivity(seed: u64, from: u64, to: u64) -> Option<f64> {
+    (to > from).then(|| {
+        let kept = (from..to)
+            .filter(|&seq| Core::generate(seed, seq).is_kept())
+            .count();
+        kept as f64 / (to - from) as f64
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gendata::Event;
+
+    const SEED: u64 = 42;
+    const N: u64 = 2000;
+
+    fn schedule() -> Schedule {
+        Schedule::new(1_000_000, 1000)
+    }
+
+    fn expectation(committed: u64, delivery: Delivery) -> Expectation {
+        Expectation {
+            seed: SEED,
+            input_records: N,
+            committed,
+            schedule: Some(schedule()),
+            delivery,
+        }
+    }
+
+    /// The correct output of `seq`, as a product should write it.
+    fn output(seq: u64) -> Vec<u8> {
+        let e = Event::generate(SEED, seq, schedule().slot_us(seq));
+        serde_json::to_vec(&serde_json::json!({
+            "seq": seq, "ts_us": e.ts_us, "region": e.region, "service": e.service,
+            "latency_ms": e.latency_ms, "sla_ms": e.sla_ms,
+            "latency_ratio": e.latency_ratio(), "sla_status": e.sla_status(),
+        }))
+        .unwrap()
+    }
+
+    fn kept(range: std::ops::Range<u64>) -> Vec<u64> {
+        range
+            .filter(|&s| Core::generate(SEED, s).is_kept())
+            .collect()
+    }
+
+    fn verify(committed: u64, delivery: Delivery, payloads: &[Vec<u8>]) -> Verification {
+        let mut verifier = Verifier::new(expectation(committed, delivery));
+        for p in payloads {
+            verifier.observe(p);
+        }
+        verifier.finish()
+    }
+
+    #[test]
+    fn the_exact_output_passes() {
+        let all: Vec<_> = kept(0..N).into_iter().map(output).collect();
+        let v = verify(N, Delivery::ExactlyOnce, &all);
+        assert_eq!(v.verdict, "passed", "{}", v.message);
+        assert_eq!(v.expected, all.len() as u64);
+        assert_eq!(v.output_records, all.len() as u64);
+        assert_eq!(
+            (v.missing, v.duplicated, v.unexpected, v.corrupted),
+            (0, 0, 0, 0)
+        );
+    }
+
+    #[test]
+    fn a_gap_is_counted_missing() {
+        let seqs = kept(0..N);
+        let gap = &seqs[10..17];
+        let with_gap: Vec<_> = seqs
+            .iter()
+            .filter(|s| !gap.contains(s))
+            .map(|&s| output(s))
+            .collect();
+        let v = verify(N, Delivery::AtLeastOnce, &with_gap);
+        assert_eq!(v.missing, 7);
+        assert_eq!(v.verdict, "failed");
+        assert!(v.message.contains("7 missing"), "{}", v.message);
+    }
+
+    #[test]
+    fn duplicates_fail_exactly_once_only() {
+        let seqs = kept(0..N);
+        let mut payloads: Vec<_> = seqs.iter().map(|&s| output(s)).collect();
+        payloads.push(output(seqs[3]));
+        payloads.push(output(seqs[3]));
+        payloads.push(output(seqs[40]));
+        let alos = verify(N, Delivery::AtLeastOnce, &payloads);
+        assert_eq!(alos.duplicated, 3);
+        assert_eq!(alos.verdict, "passed", "{}", alos.message);
+        let eos = verify(N, Delivery::ExactlyOnce, &payloads);
+        assert_eq!(eos.duplicated, 3);
+        assert_eq!(eos.verdict, "failed");
+        assert!(eos.message.contains("3 duplicated"), "{}", eos.message);
+    }
+
+    #[test]
+    fn a_filtered_event_or_foreign_record_is_unexpected() {
+        let dropped = (0..N)
+            .find(|&s| !Core::generate(SEED, s).is_kept())
+            .unwrap();
+        let mut payloads: Vec<_> = kept(0..N).into_iter().map(output).collect();
+        payloads.push(output(dropped));
+        payloads.push(b"not json".to_vec());
+        payloads.push(br#"{"seq": 999999999}"#.to_vec());
+        payloads.push(br#"{"no_seq": 1}"#.to_vec());
+        let v = verify(N, Delivery::AtLeastOnce, &payloads);
+        assert_eq!(v.unexpected, 4);
+        assert_eq!((v.missing, v.corrupted), (0, 0));
+        assert_eq!(v.verdict, "failed");
+    }
+
+    #[test]
+    fn a_wrong_field_is_corrupted_and_a_wrong_ratio_fails_enrichment() {
+        let seqs = kept(0..N);
+        let mut payloads: Vec<_> = seqs.iter().map(|&s| output(s)).collect();
+        let mut bad_ratio: serde_json::Value = serde_json::from_slice(&payloads[0]).unwrap();
+        bad_ratio["latency_ratio"] =
+            serde_json::json!(bad_ratio["latency_ratio"].as_f64().unwrap() * 1.01);
+        payloads[0] = serde_json::to_vec(&bad_ratio).unwrap();
+        let mut bad_region: serde_json::Value = serde_json::from_slice(&payloads[1]).unwrap();
+        bad_region["region"] = "us-east".into();
+        payloads[1] = serde_json::to_vec(&bad_region).unwrap();
+        let mut bad_ts: serde_json::Value = serde_json::from_slice(&payloads[2]).unwrap();
+        bad_ts["ts_us"] = serde_json::json!(bad_ts["ts_us"].as_i64().unwrap() + 1);
+        payloads[2] = serde_json::to_vec(&bad_ts).unwrap();
+        let mut verifier = Verifier::new(expectation(N, Delivery::ExactlyOnce));
+        for p in &payloads {
+            verifier.observe(p);
+        }
+        assert_eq!(verifier.enrichment(), (seqs.len() as u64, 1));
+        let v = verifier.finish();
+        assert_eq!(v.corrupted, 3);
+        assert_eq!((v.missing, v.unexpected, v.duplicated), (0, 0, 0));
+        assert_eq!(v.verdict, "failed");
+    }
+
+    #[test]
+    fn output_past_the_commit_is_counted_apart_and_only_committed_input_is_owed() {
+        let seqs = kept(0..N);
+        let committed = 1000;
+        let payloads: Vec<_> = seqs[..seqs.len() - 5].iter().map(|&s| output(s)).collect();
+        let v = verify(committed, Delivery::ExactlyOnce, &payloads);
+        assert_eq!(v.expected, kept(0..committed).len() as u64);
+        assert_eq!(v.missing, 0, "the missing tail lies past the commit");
+        assert_eq!(
+            v.beyond_commit,
+            seqs.iter().filter(|&&s| s >= committed).count() as u64 - 5
+        );
+        assert_eq!(v.verdict, "passed", "{}", v.message);
+    }
+
+    #[test]
+    fn breach_rate_reads_the_products_status() {
+        let payloads: Vec<_> = kept(0..N).into_iter().map(output).collect();
+        let mut verifier = Verifier::new(expectation(N, Delivery::ExactlyOnce));
+        for p in &payloads {
+            verifier.observe(p);
+        }
+        let breaches = kept(0..N)
+            .iter()
+            .filter(|&&s| Core::generate(SEED, s).latency_ratio() > 1.0)
+            .count();
+        let rate = verifier.breach_rate().unwrap();
+        assert!((rate - breaches as f64 / payloads.len() as f64).abs() < 1e-12);
+        assert!(rate > 0.1 && rate < 0.3, "{rate}");
+    }
+
+    #[test]
+    fn expected_selectivity_is_the_kept_share_of_the_range() {
+        let share = expected_selectivity(SEED, 100, 2100).unwrap();
+        assert_eq!(share, kept(100..2100).len() as f64 / 2000.0);
+        assert!((share - 0.29).abs() < 0.03, "{share}");
+        assert_eq!(expected_selectivity(SEED, 5, 5), None);
+    }
+}

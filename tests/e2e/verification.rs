@@ -1,0 +1,247 @@
+//! Exact verification on real runs: a crash mid-window with a restart, and a
+//! pipeline broken on purpose.
+
+use libtest_mimic::Trial;
+use streamsuite::gendata::event::Core;
+use streamsuite::results::{RunRecord, Verification};
+
+use crate::support::{config_with_products, ensure, records, repo, run_suite};
+use crate::trial;
+
+pub fn trials() -> Vec<Trial> {
+    vec![
+        trial(
+            "eos_line_loses_and_duplicates_nothing_through_a_kill",
+            eos_line_loses_and_duplicates_nothing_through_a_kill,
+        ),
+        trial(
+            "alos_line_counts_what_a_kill_duplicated",
+            alos_line_counts_what_a_kill_duplicated,
+        ),
+        trial(
+            "broken_pipeline_is_caught_with_the_right_counts",
+            broken_pipeline_is_caught_with_the_right_counts,
+        ),
+        trial(
+            "chaos_outside_the_window_is_a_clear_error",
+            chaos_outside_the_window_is_a_clear_error,
+        ),
+    ]
+}
+
+/// Every record read is accounted for exactly once: distinct owed records
+/// seen, correct records past the commit, extra copies, and strays.
+fn accounting_holds(v: &Verification) -> bool {
+    v.output_records == v.expected - v.missing + v.beyond_commit + v.duplicated + v.unexpected
+}
+
+/// One run of `line` at 2000 records/s with a kill 4 s into a 10 s window,
+/// then a restart; returns its record.
+fn run_with_kill(
+    line: &str,
+) -> Result<(RunRecord, std::process::Output, tempfile::TempDir), String> {
+    let results = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let args = [
+        line,
+        "stateless",
+        "--rate",
+        "2000",
+        "--warmup",
+        "3",
+        "--window",
+        "10",
+    ];
+    let chaos = ["--chaos", "kill-at=4s,restart"];
+    let out = run_suite(
+        &repo().join("bench.yaml"),
+        &[&args[..], &chaos].concat(),
+        results.path(),
+    )?;
+    let mut all = records(results.path(), "stateless")?;
+    ensure(all.len() == 1, "exactly one record expected", &out)?;
+    Ok((all.remove(0), out, results))
+}
+
+/// Checks common to both lines' kill runs.
+fn crash_was_injected_and_timed(
+    r: &RunRecord,
+    out: &std::process::Output,
+) -> Result<Verification, String> {
+    let chaos = r.chaos.as_ref().ok_or("chaos missing from the record")?;
+    ensure(
+        chaos.restart && chaos.kill_at_s == 4 && chaos.killed_processes >= 1,
+        "the kill is recorded",
+        out,
+    )?;
+    let recovery = chaos
+        .recovery_ms
+        .ok_or("no recovery time: output never resumed")?;
+    ensure(
+        recovery > 0.0 && recovery < 6000.0,
+        &format!("recovery {recovery} ms within what was left of the window"),
+        out,
+    )?;
+    ensure(r.flags.iter().any(|f| f == "chaos"), "flagged chaos", out)?;
+    ensure(
+        String::from_utf8_lossy(&out.stderr).contains("output resumed"),
+        "the summary tells the recovery",
+        out,
+    )?;
+    let v = r.verification.clone().ok_or("verification missing")?;
+    ensure(
+        v.committed_offset > 0 && v.expected > 0,
+        "input was committed",
+        out,
+    )?;
+    ensure(
+        accounting_holds(&v),
+        &format!("every output record accounted for: {v:?}"),
+        out,
+    )?;
+    Ok(v)
+}
+
+fn eos_line_loses_and_duplicates_nothing_through_a_kill() -> Result<(), String> {
+    let (r, out, _results) = run_with_kill("rustpipe-eos")?;
+    ensure(out.status.success(), "the run must succeed", &out)?;
+    let v = crash_was_injected_and_timed(&r, &out)?;
+    ensure(
+        (v.missing, v.duplicated, v.unexpected, v.corrupted) == (0, 0, 0, 0),
+        &format!("0 missing, duplicated, unexpected, corrupted: {v:?}"),
+        &out,
+    )?;
+    ensure(v.verdict == "passed", "verification passed", &out)
+}
+
+/// At-least-once may duplicate through a kill (the output of input after the
+/// last commit is written again); the count must be the real one, which the
+/// accounting identity pins down, and nothing may be lost.
+fn alos_line_counts_what_a_kill_duplicated() -> Result<(), String> {
+    let (r, out, _results) = run_with_kill("rustpipe")?;
+    ensure(out.status.success(), "the run must succeed", &out)?;
+    let v = crash_was_injected_and_timed(&r, &out)?;
+    ensure(
+        (v.missing, v.unexpected, v.corrupted) == (0, 0, 0),
+        &format!("nothing lost or wrong: {v:?}"),
+        &out,
+    )?;
+    ensure(
+        v.verdict == "passed",
+        "duplicates do not fail at-least-once",
+        &out,
+    )?;
+    ensure(
+        String::from_utf8_lossy(&out.stderr).contains(&format!("{} duplicated", v.duplicated)),
+        "the summary reports the duplicates",
+        &out,
+    )
+}
+
+/// rustpipe with faults put in: kept records with an even sequence number
+/// are dropped, and those divisible by 7 (and odd) get a wrong ratio.
+fn broken_pipeline_is_caught_with_the_right_counts() -> Result<(), String> {
+    let broken = format!(
+        "{}settings:\n  drop_every: 2\n  corrupt_every: 7\n",
+        crate::support::RUSTPIPE_PRODUCT
+    );
+    let dir = config_with_products(&[("rustpipe", &broken)])?;
+    let results = dir.path().join("results");
+    let args = [
+        "rustpipe-eos",
+        "stateless",
+        "--rate",
+        "2000",
+        "--warmup",
+        "2",
+        "--window",
+        "6",
+    ];
+    let out = run_suite(&dir.path().join("bench.yaml"), &args, &results)?;
+    ensure(
+        out.status.code() == Some(1),
+        "a failed verification exits 1",
+        &out,
+    )?;
+    let all = records(&results, "stateless")?;
+    ensure(all.len() == 1, "the run is still recorded", &out)?;
+    let r = &all[0];
+    let v = r.verification.as_ref().ok_or("verification missing")?;
+    let kept = |range: std::ops::Range<u64>| {
+        range
+            .filter(|&s| Core::generate(r.config.seed, s).is_kept())
+            .collect::<Vec<u64>>()
+    };
+    let owed = kept(0..v.committed_offset);
+    let dropped = owed.iter().filter(|&&s| s % 2 == 0).count() as u64;
+    let corrupted_owed = owed.iter().filter(|&&s| s % 7 == 0 && s % 2 == 1).count() as u64;
+    ensure(
+        v.expected == owed.len() as u64 && v.missing == dropped,
+        &format!(
+            "missing {} = the {dropped} dropped of {} owed",
+            v.missing,
+            owed.len()
+        ),
+        &out,
+    )?;
+    // Corrupted records past the commit count too; there are few of those.
+    ensure(
+        v.corrupted >= corrupted_owed && v.corrupted <= corrupted_owed + v.beyond_commit,
+        &format!(
+            "corrupted {} = the {corrupted_owed} owed ones (+ up to {} past the commit)",
+            v.corrupted, v.beyond_commit
+        ),
+        &out,
+    )?;
+    ensure(
+        (v.duplicated, v.unexpected) == (0, 0),
+        "nothing duplicated or unexpected",
+        &out,
+    )?;
+    ensure(v.verdict == "failed", "verdict failed", &out)?;
+    let sanity = r.sanity.as_ref().ok_or("sanity missing")?;
+    ensure(
+        sanity.verdict == "warning" && !sanity.selectivity_ok && sanity.enrichment_mismatched > 0,
+        &format!("sanity warns on half the output and wrong ratios: {sanity:?}"),
+        &out,
+    )?;
+    ensure(
+        r.flags.iter().any(|f| f == "verification-failed")
+            && r.flags.iter().any(|f| f == "sanity-warning"),
+        "both flagged",
+        &out,
+    )?;
+    ensure(
+        String::from_utf8_lossy(&out.stderr).contains("VERIFICATION FAILED"),
+        "the console says so loudly",
+        &out,
+    )
+}
+
+fn chaos_outside_the_window_is_a_clear_error() -> Result<(), String> {
+    let results = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let args = [
+        "rustpipe",
+        "stateless",
+        "--window",
+        "5",
+        "--chaos",
+        "kill-at=9s",
+    ];
+    let out = run_suite(&repo().join("bench.yaml"), &args, results.path())?;
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    ensure(
+        out.status.code() == Some(1) && err.lines().count() == 1,
+        "one line, exit 1",
+        &out,
+    )?;
+    ensure(
+        err.contains("kill-at=9s falls outside the 5 s window"),
+        "the line says why",
+        &out,
+    )?;
+    ensure(
+        records(results.path(), "stateless")?.is_empty(),
+        "no record expected",
+        &out,
+    )
+}
