@@ -469,9 +469,7 @@ impl Processes<'_> {
             sleep_until_us((now + 100_000).min(until_us).min(monitor.next_due_us()));
         }
     }
-}
 
-impl Processes<'_> {
     /// Kills the product's whole tree and, if the plan says so, starts it
     /// again; output is watched for until `watch_until_us`.
     fn crash(
