@@ -66,8 +66,73 @@ pub struct RunRecord {
     /// base64: repeats can be merged exactly.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_histogram: Option<String>,
+    /// Are we benching the same thing: selectivity, breach rate, enrichment.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sanity: Option<Sanity>,
+    /// The exact check of the output against gendata's known input.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub verification: Option<Verification>,
+    /// The crash injected during the run, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chaos: Option<Chaos>,
     /// Where the run's logs are kept.
     pub logs: PathBuf,
+}
+
+/// Whether the product computed what the workload asks: its selectivity
+/// against the value expected from gendata's distribution, the share of SLA
+/// breaches and a re-computation of the enriched fields on a sample.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sanity {
+    /// Output records / consumed records.
+    pub selectivity: f64,
+    pub expected_selectivity: f64,
+    /// |selectivity / expected - 1|.
+    pub selectivity_deviation: f64,
+    /// The deviation allowed (bench.yaml's tolerances.selectivity).
+    pub tolerance: f64,
+    pub selectivity_ok: bool,
+    /// Share of output records whose sla_status is breach.
+    pub breach_rate: f64,
+    /// Output records whose derived fields were re-computed.
+    pub enrichment_checked: u64,
+    pub enrichment_mismatched: u64,
+    /// `ok` or `warning`.
+    pub verdict: String,
+    pub message: String,
+}
+
+/// The output read back read_committed and compared, record by record, with
+/// what gendata's deterministic input must produce for the range consumed.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verification {
+    /// The product's committed input offset at the end of the run.
+    pub committed_offset: u64,
+    pub input_records: u64,
+    /// Output records the consumed range must produce.
+    pub expected: u64,
+    pub output_records: u64,
+    pub missing: u64,
+    pub duplicated: u64,
+    pub unexpected: u64,
+    pub corrupted: u64,
+    /// Output records of input past the committed offset (allowed: replayed).
+    pub beyond_commit: u64,
+    /// `passed` or `failed`.
+    pub verdict: String,
+    pub message: String,
+}
+
+/// A crash injected into the product during the run.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Chaos {
+    /// Seconds into the window when the product was killed.
+    pub kill_at_s: f64,
+    /// Whether the product was started again after the kill.
+    pub restart: bool,
+    pub killed_processes: u64,
+    /// From the kill to the first new output record; None when output never resumed.
+    pub recovery_ms: Option<u64>,
 }
 
 /// How a run went.
@@ -207,6 +272,9 @@ mod tests {
             )]),
             gendata: None,
             latency_histogram: None,
+            sanity: None,
+            verification: None,
+            chaos: None,
             logs: PathBuf::from("/tmp"),
         }
     }

@@ -129,6 +129,9 @@ pub fn run_once(
         series: None,
         gendata: None,
         latency_histogram: None,
+        sanity: None,
+        verification: None,
+        chaos: None,
         logs: log_dir.clone(),
     };
     let names = RunNames::for_run(&run_id);
