@@ -23,6 +23,10 @@ pub enum Command {
     Run(RunArgs),
     /// Show products, their lines and workloads, and what is runnable here.
     List,
+    /// Write the HTML report pages from the results files.
+    Report(ReportArgs),
+    /// Write a run's latency histogram (.hgrm) or a workload's tables (CSV, Markdown).
+    Export(ExportArgs),
     /// Start, stop or inspect the local Kafka broker by hand.
     Broker {
         #[command(subcommand)]
@@ -64,6 +68,38 @@ pub struct RunArgs {
     /// window, and with `restart` start it again at once.
     #[arg(long, value_name = "kill-at=SECONDSs[,restart]")]
     pub chaos: Option<ChaosPlan>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReportArgs {
+    /// Folder of results JSONL (default: bench.yaml's results_dir).
+    #[arg(long)]
+    pub results: Option<PathBuf>,
+    /// Folder for the pages (default: html/ inside the results folder).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("format").required(true).args(["hgrm", "csv", "markdown"])))]
+pub struct ExportArgs {
+    /// A run id (with --hgrm) or a workload (with --csv or --markdown).
+    pub target: String,
+    /// The run's latency histogram as HdrHistogram percentile-distribution text (ms).
+    #[arg(long)]
+    pub hgrm: bool,
+    /// The workload's tables as CSV.
+    #[arg(long)]
+    pub csv: bool,
+    /// The workload's tables as Markdown.
+    #[arg(long)]
+    pub markdown: bool,
+    /// Folder of results JSONL (default: bench.yaml's results_dir).
+    #[arg(long)]
+    pub results: Option<PathBuf>,
+    /// Write here instead of standard output.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -6,11 +6,12 @@ use anyhow::{Context, Result};
 
 use crate::broker::{BrokerSession, LocalBroker};
 use crate::cache::Cache;
-use crate::cli::{BrokerAction, Cli, Command, RunArgs};
+use crate::cli::{BrokerAction, Cli, Command, ExportArgs, ReportArgs, RunArgs};
 use crate::config::{Delivery, Suite};
 use crate::host::HostInfo;
 use crate::interrupt::{Interrupt, Interrupted};
 use crate::products::{self, Availability};
+use crate::report;
 use crate::results::{self, RunConfig, Status};
 use crate::runner::{self, RunContext};
 
@@ -23,6 +24,8 @@ pub fn execute(cli: Cli) -> Result<i32> {
         Command::List => list(&load(&cli.config)?),
         Command::Broker { action } => broker(&load(&cli.config)?, action),
         Command::Run(args) => run(&load(&cli.config)?, args),
+        Command::Report(args) => report(&load(&cli.config)?, args),
+        Command::Export(args) => export(&load(&cli.config)?, args),
     }
 }
 
@@ -182,7 +185,73 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
         {
             failed += 1;
         }
+        // The pages always show the newest result; a page that fails to
+        // render never costs a measurement.
+        match report::write_site(suite, &results_dir, &report::default_out_dir(&results_dir)) {
+            Ok(index) => eprintln!("  report: {}", index.display()),
+            Err(err) => eprintln!("warning: the report was not updated: {err:#}"),
+        }
     }
     session.close()?;
     Ok(if failed > 0 { 1 } else { 0 })
+}
+
+/// `suite report`: the HTML pages from the results files.
+fn report(suite: &Suite, args: ReportArgs) -> Result<i32> {
+    let results_dir = runner::results_dir(&suite.root, &suite.bench, args.results);
+    let out = args
+        .out
+        .unwrap_or_else(|| report::default_out_dir(&results_dir));
+    let index = report::write_site(suite, &results_dir, &out)?;
+    println!("{}", index.display());
+    Ok(0)
+}
+
+/// `suite export`: a run's histogram, or a workload's tables, as text.
+fn export(suite: &Suite, args: ExportArgs) -> Result<i32> {
+    let results_dir = runner::results_dir(&suite.root, &suite.bench, args.results);
+    let results = report::load_results(&results_dir)?;
+    let text = if args.hgrm {
+        let record = results
+            .values()
+            .flatten()
+            .find(|r| r.run_id == args.target)
+            .with_context(|| {
+                format!(
+                    "no run `{}` in {}; run ids are in each record's run_id",
+                    args.target,
+                    results_dir.display()
+                )
+            })?;
+        report::export::hgrm(record)?
+    } else {
+        let known =
+            suite.workloads.contains_key(&args.target) || results.contains_key(&args.target);
+        if !known {
+            anyhow::bail!(
+                "unknown workload `{}`; known: {}",
+                args.target,
+                suite
+                    .workloads
+                    .keys()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        let records = results.get(&args.target).map(Vec::as_slice).unwrap_or(&[]);
+        let page = report::workload_page(suite, &args.target, records);
+        if args.csv {
+            report::export::csv(&page)
+        } else {
+            report::export::markdown(&page)
+        }
+    };
+    match args.out {
+        Some(path) => {
+            std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?
+        }
+        None => print!("{text}"),
+    }
+    Ok(0)
 }

@@ -18,6 +18,7 @@ pub mod pipeline;
 pub mod probe;
 pub mod process;
 pub mod products;
+pub mod report;
 pub mod results;
 pub mod runner;
 pub mod sampler;

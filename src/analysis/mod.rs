@@ -83,9 +83,51 @@ pub fn mean(values: &[f64]) -> Option<f64> {
     (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
 }
 
+/// The median of repeated runs, with the spread it hides.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spread {
+    /// The middle value (the mean of the two middle ones for an even count).
+    pub median: f64,
+    pub min: f64,
+    pub max: f64,
+    pub count: usize,
+}
+
+/// The median, min and max of `values`; None when empty.
+pub fn spread(values: &[f64]) -> Option<Spread> {
+    if values.is_empty() {
+        return None;
+    }
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let n = sorted.len();
+    let median = if n % 2 == 1 {
+        sorted[n / 2]
+    } else {
+        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
+    };
+    Some(Spread {
+        median,
+        min: sorted[0],
+        max: sorted[n - 1],
+        count: n,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn spread_takes_the_middle_of_repeats() {
+        assert_eq!(spread(&[]), None);
+        let odd = spread(&[3.0, 1.0, 2.0]).unwrap();
+        assert_eq!(
+            (odd.median, odd.min, odd.max, odd.count),
+            (2.0, 1.0, 3.0, 3)
+        );
+        assert_eq!(spread(&[4.0, 1.0, 2.0, 3.0]).unwrap().median, 2.5);
+    }
 
     #[test]
     fn drift_is_backlog_growth_per_record_consumed() {

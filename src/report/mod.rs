@@ -1,0 +1,128 @@
+//! The report pages: every results file is read, each workload's records
+//! become a typed context of formatted values (context.rs, over the table
+//! model of table.rs, with inline SVG charts from svg.rs and the sanity
+//! section from sanity.rs), and minijinja renders the templates of
+//! templates/ with HTML autoescaping. The pages load nothing at view time,
+//! so they work offline and from file://.
+//! export.rs writes the same tables as CSV or Markdown, and a run's latency
+//! histogram in HdrHistogram's percentile-distribution format.
+
+mod context;
+pub mod export;
+mod sanity;
+mod svg;
+mod table;
+
+pub use context::{IndexPage, WorkloadPage};
+pub use table::{Cell, Column, Table};
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use minijinja::Environment;
+use serde::Serialize;
+
+use crate::config::Suite;
+use crate::results::{read_records, RunRecord};
+
+/// The folder the pages go to when `--out` is not given: `html/` inside the
+/// results folder, so pages never land outside the folder the runs wrote to.
+pub fn default_out_dir(results_dir: &Path) -> PathBuf {
+    results_dir.join("html")
+}
+
+/// Every record of every `<workload>.jsonl` in `dir`, by workload. A missing
+/// folder holds no records.
+pub fn load_results(dir: &Path) -> Result<BTreeMap<String, Vec<RunRecord>>> {
+    let mut results = BTreeMap::new();
+    if !dir.exists() {
+        return Ok(results);
+    }
+    let entries = std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))?;
+    for entry in entries {
+        let path = entry
+            .with_context(|| format!("reading {}", dir.display()))?
+            .path();
+        if path.extension().and_then(|e| e.to_str()) != Some("jsonl") {
+            continue;
+        }
+        let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
+            continue;
+        };
+        results.insert(stem.to_string(), read_records(&path)?);
+    }
+    Ok(results)
+}
+
+/// The templates, compiled into the binary so `suite` renders from anywhere.
+const TEMPLATES: [(&str, &str); 4] = [
+    ("base.html", include_str!("../../templates/base.html")),
+    ("macros.html", include_str!("../../templates/macros.html")),
+    ("index.html", include_str!("../../templates/index.html")),
+    (
+        "workload.html",
+        include_str!("../../templates/workload.html"),
+    ),
+];
+
+fn environment() -> Result<Environment<'static>> {
+    let mut env = Environment::new();
+    env.set_syntax(
+        minijinja::syntax::SyntaxConfig::builder()
+            .trim_blocks(true)
+            .lstrip_blocks(true)
+            .build()
+            .context("template syntax")?,
+    );
+    for (name, source) in TEMPLATES {
+        env.add_template(name, source)
+            .with_context(|| format!("templates/{name}"))?;
+    }
+    Ok(env)
+}
+
+/// Renders every page: `(file name, HTML)`, the index first.
+pub fn render_site(
+    suite: &Suite,
+    results: &BTreeMap<String, Vec<RunRecord>>,
+) -> Result<Vec<(String, String)>> {
+    let env = environment()?;
+    let mut pages = vec![(
+        "index.html".to_string(),
+        render(&env, "index.html", &context::index_page(suite, results))?,
+    )];
+    for name in context::workload_names(suite, results) {
+        let records = results.get(&name).map(Vec::as_slice).unwrap_or(&[]);
+        let page = context::workload_page(suite, &name, records);
+        pages.push((
+            format!("{name}.html"),
+            render(&env, "workload.html", &page)?,
+        ));
+    }
+    Ok(pages)
+}
+
+fn render(env: &Environment<'_>, template: &str, page: &impl Serialize) -> Result<String> {
+    env.get_template(template)
+        .and_then(|t| t.render(minijinja::value::Serde(page)))
+        .with_context(|| format!("rendering templates/{template}"))
+}
+
+/// Reads `results_dir` and writes every page into `out_dir`; returns the
+/// index's path.
+pub fn write_site(suite: &Suite, results_dir: &Path, out_dir: &Path) -> Result<PathBuf> {
+    let results = load_results(results_dir)?;
+    let pages = render_site(suite, &results)?;
+    std::fs::create_dir_all(out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
+    for (name, html) in &pages {
+        let path = out_dir.join(name);
+        std::fs::write(&path, html).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(out_dir.join("index.html"))
+}
+
+/// One workload's page context, for export.
+pub fn workload_page(suite: &Suite, workload: &str, records: &[RunRecord]) -> WorkloadPage {
+    context::workload_page(suite, workload, records)
+}

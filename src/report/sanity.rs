@@ -1,0 +1,241 @@
+//! The sanity and verification section: for each line its newest comparable
+//! run and its newest run with a crash injected, what the records say of
+//! selectivity, enrichment and the exact check of the output, and a one-line
+//! verdict naming every line that is off. Absent results read "not verified".
+
+use super::context::{comparable, is_chaos, LineRuns, Verdict};
+use super::table::{date_time, grouped, number, signed_percent, Cell, Column, Table};
+use crate::config::Delivery;
+use crate::results::RunRecord;
+
+/// The runs the sanity table shows per line: the newest comparable run, and
+/// the newest run with a crash injected.
+fn sanity_runs<'a>(line: &LineRuns<'a>) -> Vec<&'a RunRecord> {
+    let newest_ok = line.all.iter().rev().find(|r| comparable(r)).copied();
+    let newest_chaos = line.all.iter().rev().find(|r| is_chaos(r)).copied();
+    newest_ok.into_iter().chain(newest_chaos).collect()
+}
+
+/// A figure a record may lack, as text ("—" when absent).
+fn maybe_number(value: Option<f64>) -> String {
+    value.map_or_else(|| "—".to_string(), number)
+}
+
+fn count_cell(value: u64, bad_when_above_zero: bool) -> Cell {
+    let cell = Cell::text(grouped(value as i64));
+    if bad_when_above_zero && value > 0 {
+        cell.with_class("warn")
+    } else {
+        cell
+    }
+}
+
+pub(super) fn sanity_table(lines: &[LineRuns<'_>]) -> Table {
+    let columns = [
+        "line",
+        "run",
+        "selectivity",
+        "expected",
+        "✓",
+        "breach rate",
+        "enrichment",
+        "sample",
+        "missing",
+        "duplicated",
+        "unexpected",
+        "corrupted",
+        "verified",
+        "recovery",
+    ];
+    let mut table = Table::new(
+        "Sanity and verification",
+        columns
+            .iter()
+            .map(|c| match *c {
+                "run" => Column::utc(c),
+                _ => Column::plain(c),
+            })
+            .collect(),
+    );
+    for line in lines {
+        for run in sanity_runs(line) {
+            let name = if is_chaos(run) {
+                format!("{} (crash)", line.name)
+            } else {
+                line.name.clone()
+            };
+            let mut row = vec![
+                Cell::text(name),
+                Cell::text(date_time(&run.started_at)).with_title(run.run_id.clone()),
+            ];
+            match &run.sanity {
+                Some(s) => {
+                    let ok = s.selectivity_ok && s.verdict != "warning";
+                    row.push(Cell::text(maybe_number(s.selectivity)));
+                    row.push(Cell::text(maybe_number(s.expected_selectivity)));
+                    row.push(
+                        Cell::text(if ok { "✓" } else { "⚠" })
+                            .with_class(if ok { "ok" } else { "warn" })
+                            .with_title(format!(
+                                "{} off the expected value, tolerance {}; {}",
+                                s.selectivity_deviation
+                                    .map_or_else(|| "unknown".to_string(), signed_percent),
+                                signed_percent(s.tolerance),
+                                s.message
+                            )),
+                    );
+                    row.push(Cell::text(maybe_number(s.breach_rate)));
+                    row.push(if s.enrichment_mismatched == 0 {
+                        Cell::text("✓").with_class("ok")
+                    } else {
+                        Cell::text(format!(
+                            "⚠ {} differ",
+                            grouped(s.enrichment_mismatched as i64)
+                        ))
+                        .with_class("warn")
+                    });
+                    row.push(Cell::text(grouped(s.enrichment_checked as i64)));
+                }
+                None => {
+                    row.push(Cell::text("not verified").with_class("na"));
+                    row.extend((0..5).map(|_| Cell::missing()));
+                }
+            }
+            match &run.verification {
+                Some(v) => {
+                    let eos = run.delivery == Delivery::ExactlyOnce;
+                    row.push(count_cell(v.missing, true));
+                    row.push(count_cell(v.duplicated, eos));
+                    row.push(count_cell(v.unexpected, true));
+                    row.push(count_cell(v.corrupted, true));
+                    let passed = v.verdict == "passed";
+                    row.push(
+                        Cell::text(&v.verdict)
+                            .with_class(if passed { "ok" } else { "warn" })
+                            .with_title(format!(
+                                "{}; expected {} of {} input records, read {}, {} beyond the commit",
+                                v.message,
+                                grouped(v.expected as i64),
+                                grouped(v.input_records as i64),
+                                grouped(v.output_records as i64),
+                                grouped(v.beyond_commit as i64)
+                            )),
+                    );
+                }
+                None => {
+                    row.extend((0..4).map(|_| Cell::missing()));
+                    row.push(Cell::text("not verified").with_class("na"));
+                }
+            }
+            row.push(match &run.chaos {
+                Some(c) => match c.recovery_ms {
+                    Some(ms) => Cell::text(format!("{} ms", grouped(ms.round() as i64))),
+                    None if c.restart => Cell::text("never resumed").with_class("warn"),
+                    None => Cell::text("not restarted"),
+                }
+                .with_title(format!(
+                    "killed {} process(es) at {} s{}",
+                    c.killed_processes,
+                    c.kill_at_s,
+                    if c.restart { ", restarted" } else { "" }
+                )),
+                None if is_chaos(run) => Cell::missing(),
+                None => Cell::text(""),
+            });
+            table.rows.push(row);
+        }
+    }
+    table
+}
+
+/// What is off in one run's sanity or verification, if anything.
+fn problems(run: &RunRecord) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(s) = &run.sanity {
+        if !s.selectivity_ok || s.verdict == "warning" {
+            out.push(format!(
+                "selectivity {} vs {} expected",
+                maybe_number(s.selectivity),
+                maybe_number(s.expected_selectivity)
+            ));
+        }
+        if s.enrichment_mismatched > 0 {
+            out.push(format!(
+                "{} of {} enrichments differ",
+                s.enrichment_mismatched, s.enrichment_checked
+            ));
+        }
+    } else if run.flags.iter().any(|f| f == "sanity-warning") {
+        out.push("sanity warning".to_string());
+    }
+    if let Some(v) = &run.verification {
+        let eos = run.delivery == Delivery::ExactlyOnce;
+        if v.verdict != "passed" || (eos && (v.missing > 0 || v.duplicated > 0)) {
+            out.push(format!(
+                "verification {}: {} missing, {} duplicated, {} unexpected, {} corrupted",
+                v.verdict, v.missing, v.duplicated, v.unexpected, v.corrupted
+            ));
+        }
+    } else if run.flags.iter().any(|f| f == "verification-failed") {
+        out.push("verification failed".to_string());
+    }
+    if run
+        .chaos
+        .as_ref()
+        .is_some_and(|c| c.restart && c.recovery_ms.is_none())
+    {
+        out.push("output never resumed after the crash".to_string());
+    }
+    out
+}
+
+pub(super) fn sanity_verdict(lines: &[LineRuns<'_>]) -> Verdict {
+    let mut off = Vec::new();
+    let mut unverified = Vec::new();
+    for line in lines {
+        let runs = sanity_runs(line);
+        if runs.is_empty() {
+            continue;
+        }
+        if runs
+            .iter()
+            .all(|r| r.sanity.is_none() && r.verification.is_none())
+        {
+            unverified.push(line.name.clone());
+        }
+        for run in runs {
+            let p = problems(run);
+            if !p.is_empty() {
+                off.push(format!("{} ({})", line.name, p.join("; ")));
+            }
+        }
+    }
+    let not_verified = if unverified.is_empty() {
+        String::new()
+    } else {
+        format!(" Not verified: {}.", unverified.join(", "))
+    };
+    if !off.is_empty() {
+        Verdict {
+            text: format!("⚠ off: {}.{not_verified}", off.join(", ")),
+            class: "warn".to_string(),
+        }
+    } else if unverified.len() == lines.iter().filter(|l| !sanity_runs(l).is_empty()).count() {
+        Verdict {
+            text: if unverified.is_empty() {
+                "No run recorded yet.".to_string()
+            } else {
+                format!(
+                    "Not verified: no run of {} carries a sanity or verification result yet.",
+                    unverified.join(", ")
+                )
+            },
+            class: "na".to_string(),
+        }
+    } else {
+        Verdict {
+            text: format!("✓ every verified line computed what the workload asks.{not_verified}"),
+            class: "ok".to_string(),
+        }
+    }
+}

@@ -1,0 +1,320 @@
+//! Inline SVG drawn in Rust: the workload's flow and line charts (latency by
+//! percentile on a "nines" axis, per-second series). No script, no external
+//! resource, so a page works offline and from file://. Every text is escaped
+//! here, since templates insert the markup as it is.
+
+use std::fmt::Write;
+
+/// Colours of the curves, one per product line in page order.
+pub const PALETTE: [&str; 8] = [
+    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
+];
+
+/// Escapes text for SVG (XML) content and attributes.
+pub fn escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+}
+
+/// One box of a flow: a title and a detail line.
+pub struct FlowBox {
+    pub title: String,
+    pub detail: String,
+}
+
+const CHAR_W: f64 = 6.6;
+
+/// source topic -> operators -> sink, `edge_label` (the delivery modes) on the
+/// edge into the sink, and the probe reading the sink.
+pub fn flow(source: &FlowBox, operators: &[FlowBox], sink: &FlowBox, edge_label: &str) -> String {
+    let width_of = |b: &FlowBox| {
+        (b.title.chars().count().max(b.detail.chars().count()) as f64 * CHAR_W + 24.0).max(90.0)
+    };
+    let gap = |i: usize, last: usize| {
+        if i == last {
+            (edge_label.chars().count() as f64 * CHAR_W + 30.0).max(60.0)
+        } else {
+            40.0
+        }
+    };
+    let boxes: Vec<(&FlowBox, bool)> = std::iter::once((source, true))
+        .chain(operators.iter().map(|b| (b, false)))
+        .chain(std::iter::once((sink, true)))
+        .collect();
+    let (y, h) = (20.0, 44.0);
+    let mut x = 10.0;
+    let mut body = String::new();
+    let last = boxes.len() - 1;
+    let mut sink_centre = 0.0;
+    for (i, (b, topic)) in boxes.iter().enumerate() {
+        let w = width_of(b);
+        let class = if *topic { "topic" } else { "op" };
+        let rx = if *topic { 16 } else { 4 };
+        let _ = write!(
+            body,
+            r#"<rect class="{class}" x="{x:.1}" y="{y}" width="{w:.1}" height="{h}" rx="{rx}"/><text x="{cx:.1}" y="{ty}" text-anchor="middle" font-weight="bold">{}</text><text x="{cx:.1}" y="{dy}" text-anchor="middle">{}</text>"#,
+            escape(&b.title),
+            escape(&b.detail),
+            cx = x + w / 2.0,
+            ty = y + 18.0,
+            dy = y + 34.0,
+        );
+        if i == last {
+            sink_centre = x + w / 2.0;
+        }
+        x += w;
+        if i < last {
+            let g = gap(i + 1, last);
+            let _ = write!(
+                body,
+                r#"<line class="edge" x1="{x:.1}" y1="{my}" x2="{x2:.1}" y2="{my}" marker-end="url(#arrow)"/>"#,
+                my = y + h / 2.0,
+                x2 = x + g - 2.0,
+            );
+            if i + 1 == last && !edge_label.is_empty() {
+                let _ = write!(
+                    body,
+                    r#"<text class="edge-label" x="{:.1}" y="{}" text-anchor="middle">{}</text>"#,
+                    x + g / 2.0,
+                    y + h / 2.0 - 6.0,
+                    escape(edge_label)
+                );
+            }
+            x += g;
+        }
+    }
+    let probe_y = y + h + 36.0;
+    let probe = "latency probe: arrival − timestamp";
+    let probe_w = probe.chars().count() as f64 * CHAR_W + 24.0;
+    let _ = write!(
+        body,
+        r#"<line class="edge dashed" x1="{sink_centre:.1}" y1="{}" x2="{sink_centre:.1}" y2="{}" marker-end="url(#arrow)"/><rect class="probe" x="{:.1}" y="{probe_y}" width="{probe_w:.1}" height="36" rx="4"/><text x="{sink_centre:.1}" y="{}" text-anchor="middle">{probe}</text>"#,
+        y + h,
+        probe_y - 2.0,
+        sink_centre - probe_w / 2.0,
+        probe_y + 22.0,
+    );
+    let width = (x + 10.0).max(sink_centre + probe_w / 2.0 + 10.0);
+    format!(
+        r##"<svg class="flow" xmlns="http://www.w3.org/2000/svg" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" role="img" aria-label="workload flow"><defs><marker id="arrow" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#555"/></marker></defs>{body}</svg>"##,
+        height = probe_y + 46.0,
+    )
+}
+
+/// One curve of a chart.
+pub struct Curve {
+    pub name: String,
+    pub colour: &'static str,
+    pub points: Vec<(f64, f64)>,
+}
+
+/// How the x axis is laid out.
+pub enum XAxis {
+    /// Linear in the data, with a dashed mark at `marker` (the window's start).
+    Linear { label: String, marker: Option<f64> },
+    /// Percentiles on a log scale of nines: x = log10(1 / (1 - q)), 0..=max.
+    Nines { max: f64 },
+}
+
+const LEFT: f64 = 64.0;
+const RIGHT: f64 = 120.0;
+const TOP: f64 = 16.0;
+const BOTTOM: f64 = 42.0;
+
+/// A chart's width and height in pixels.
+pub type Size = (f64, f64);
+
+/// The latency chart's size: wide enough to read the tail.
+pub const WIDE: Size = (760.0, 320.0);
+/// The per-second charts' size: three fit side by side.
+pub const SMALL: Size = (440.0, 240.0);
+
+/// A line chart of `curves`, with `y_label` on the y axis (from 0 up).
+pub fn line_chart(
+    curves: &[Curve],
+    x_axis: &XAxis,
+    y_label: &str,
+    (width, height): Size,
+) -> String {
+    let xs = curves.iter().flat_map(|c| c.points.iter().map(|p| p.0));
+    let (x_min, x_max) = match x_axis {
+        XAxis::Nines { max } => (0.0, *max),
+        XAxis::Linear { .. } => xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+            (lo.min(x), hi.max(x))
+        }),
+    };
+    let (x_min, x_max) = if x_min.is_finite() && x_max > x_min {
+        (x_min, x_max)
+    } else {
+        (0.0, 1.0)
+    };
+    let y_top = curves
+        .iter()
+        .flat_map(|c| c.points.iter().map(|p| p.1))
+        .fold(0.0, f64::max);
+    let y_ticks = nice_ticks(0.0, if y_top > 0.0 { y_top } else { 1.0 }, 5);
+    let y_max = y_ticks.last().copied().unwrap_or(1.0);
+    let plot_w = width - LEFT - RIGHT;
+    let plot_h = height - TOP - BOTTOM;
+    let px = |x: f64| LEFT + (x - x_min) / (x_max - x_min) * plot_w;
+    let py = |y: f64| TOP + plot_h - y / y_max * plot_h;
+    let mut body = String::new();
+    for t in &y_ticks {
+        let _ = write!(
+            body,
+            r#"<line class="grid" x1="{LEFT}" y1="{y:.1}" x2="{x2:.1}" y2="{y:.1}"/><text x="{tx:.1}" y="{ty:.1}" text-anchor="end">{}</text>"#,
+            tick_label(*t),
+            y = py(*t),
+            x2 = LEFT + plot_w,
+            tx = LEFT - 6.0,
+            ty = py(*t) + 4.0,
+        );
+    }
+    let x_ticks: Vec<(f64, String)> = match x_axis {
+        XAxis::Nines { max } => (0..=max.floor() as i32)
+            .map(|n| (f64::from(n), nines_label(n)))
+            .collect(),
+        XAxis::Linear { .. } => nice_ticks(x_min, x_max, 8)
+            .into_iter()
+            .filter(|t| *t >= x_min && *t <= x_max)
+            .map(|t| (t, tick_label(t)))
+            .collect(),
+    };
+    for (t, label) in &x_ticks {
+        let _ = write!(
+            body,
+            r#"<line class="grid" x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{y2:.1}"/><text x="{x:.1}" y="{ty:.1}" text-anchor="middle">{}</text>"#,
+            escape(label),
+            x = px(*t),
+            y2 = TOP + plot_h,
+            ty = TOP + plot_h + 16.0,
+        );
+    }
+    let x_label = match x_axis {
+        XAxis::Nines { .. } => "percentile".to_string(),
+        XAxis::Linear { label, marker } => {
+            if let Some(m) = marker.filter(|m| *m >= x_min && *m <= x_max) {
+                let _ = write!(
+                    body,
+                    r#"<line class="marker" x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{y2:.1}"/><text class="marker-label" x="{tx:.1}" y="{ty}">window</text>"#,
+                    x = px(m),
+                    y2 = TOP + plot_h,
+                    tx = px(m) + 4.0,
+                    ty = TOP + 12.0,
+                );
+            }
+            label.clone()
+        }
+    };
+    let _ = write!(
+        body,
+        r#"<rect class="frame" x="{LEFT}" y="{TOP}" width="{plot_w:.1}" height="{plot_h:.1}"/><text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text><text transform="translate(14,{:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
+        LEFT + plot_w / 2.0,
+        height - 6.0,
+        escape(&x_label),
+        TOP + plot_h / 2.0,
+        escape(y_label),
+    );
+    for (i, curve) in curves.iter().enumerate() {
+        let points: Vec<String> = curve
+            .points
+            .iter()
+            .map(|(x, y)| format!("{:.1},{:.1}", px(*x), py(*y)))
+            .collect();
+        let _ = write!(
+            body,
+            r#"<polyline class="curve" stroke="{c}" points="{}"><title>{}</title></polyline><line x1="{lx:.1}" y1="{ly:.1}" x2="{lx2:.1}" y2="{ly:.1}" stroke="{c}" stroke-width="3"/><text x="{tx:.1}" y="{ty:.1}">{}</text>"#,
+            points.join(" "),
+            escape(&curve.name),
+            escape(&curve.name),
+            c = curve.colour,
+            lx = width - RIGHT + 12.0,
+            lx2 = width - RIGHT + 30.0,
+            ly = TOP + 10.0 + i as f64 * 18.0,
+            tx = width - RIGHT + 36.0,
+            ty = TOP + 14.0 + i as f64 * 18.0,
+        );
+    }
+    format!(
+        r#"<svg class="chart" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img">{body}</svg>"#
+    )
+}
+
+/// A tick's label: whole numbers without decimals.
+fn tick_label(t: f64) -> String {
+    if t.fract() == 0.0 {
+        super::table::grouped(t as i64)
+    } else {
+        super::table::number(t)
+    }
+}
+
+/// `0%`, `90%`, `99%`, `99.9%`, ... for n nines.
+fn nines_label(n: i32) -> String {
+    if n == 0 {
+        "0%".to_string()
+    } else {
+        format!("{}%", 100.0 - 100.0 * 10f64.powi(-n))
+    }
+}
+
+/// Round tick values (1, 2 or 5 times a power of ten) covering min..=max.
+fn nice_ticks(min: f64, max: f64, count: usize) -> Vec<f64> {
+    let range = (max - min).max(f64::MIN_POSITIVE);
+    let raw = range / count.max(1) as f64;
+    let power = 10f64.powf(raw.log10().floor());
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * power)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * power);
+    let first = (min / step).floor() * step;
+    let mut ticks = Vec::new();
+    let mut t = first;
+    while t < max + step * 0.999 && ticks.len() < 50 {
+        ticks.push((t / step).round() * step);
+        t += step;
+    }
+    ticks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ticks_are_round_and_cover_the_range() {
+        assert_eq!(
+            nice_ticks(0.0, 47.0, 5),
+            vec![0.0, 10.0, 20.0, 30.0, 40.0, 50.0]
+        );
+        assert_eq!(
+            nice_ticks(-10.0, 30.0, 8),
+            vec![-10.0, -5.0, 0.0, 5.0, 10.0, 15.0, 20.0, 25.0, 30.0]
+        );
+    }
+
+    #[test]
+    fn the_nines_axis_labels_each_nine() {
+        assert_eq!(nines_label(3), "99.9%");
+        assert_eq!(nines_label(4), "99.99%");
+    }
+
+    #[test]
+    fn text_is_escaped() {
+        let svg = line_chart(
+            &[Curve {
+                name: "<b>&".into(),
+                colour: PALETTE[0],
+                points: vec![(0.0, 1.0), (1.0, 2.0)],
+            }],
+            &XAxis::Nines { max: 4.0 },
+            "ms",
+            SMALL,
+        );
+        assert!(svg.contains("&lt;b&gt;&amp;"));
+        assert!(!svg.contains("<b>"));
+    }
+}

@@ -1,0 +1,272 @@
+//! The table model every report section is built from: columns with the unit
+//! and direction the records give, and cells of already formatted text with
+//! their colour and hover. Templates render it; export writes it as CSV or
+//! Markdown.
+
+use serde::Serialize;
+
+use crate::analysis::Spread;
+use crate::results::Better;
+
+/// One column: its label, the unit from the records, and which way is better.
+#[derive(Debug, Clone, Serialize)]
+pub struct Column {
+    pub label: String,
+    /// Empty when the column has no unit (names, dates, verdicts).
+    pub unit: String,
+    /// "lower is better", "higher is better", or empty.
+    pub direction: String,
+}
+
+impl Column {
+    /// A column without unit or direction.
+    pub fn plain(label: &str) -> Column {
+        Column {
+            label: label.to_string(),
+            unit: String::new(),
+            direction: String::new(),
+        }
+    }
+
+    /// Columns without unit or direction.
+    pub fn plain_all(labels: &[&str]) -> Vec<Column> {
+        labels.iter().map(|l| Column::plain(l)).collect()
+    }
+
+    /// A column of times, all in UTC.
+    pub fn utc(label: &str) -> Column {
+        Column {
+            unit: "UTC".to_string(),
+            ..Column::plain(label)
+        }
+    }
+}
+
+/// One formatted cell.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Cell {
+    pub text: String,
+    /// A CSS class: a colour band, `na`, `ok`, `warn`, ...
+    pub class: String,
+    /// Shown on hover.
+    pub title: String,
+    /// The median of repeats: drawn with a dotted underline.
+    pub repeat: bool,
+}
+
+impl Cell {
+    pub fn text(text: impl Into<String>) -> Cell {
+        Cell {
+            text: text.into(),
+            ..Cell::default()
+        }
+    }
+
+    pub fn with_class(mut self, class: &str) -> Cell {
+        self.class = class.to_string();
+        self
+    }
+
+    pub fn with_title(mut self, title: impl Into<String>) -> Cell {
+        self.title = title.into();
+        self
+    }
+
+    /// A figure not measured in this run.
+    pub fn missing() -> Cell {
+        Cell::text("—").with_class("na")
+    }
+
+    /// A figure that does not apply, with the reason on hover.
+    pub fn not_applicable(reason: &str) -> Cell {
+        Cell::text("n/a").with_class("na").with_title(reason)
+    }
+
+    /// A value that may be the median of repeats.
+    pub fn figure(spread: Spread, format: fn(f64) -> String) -> Cell {
+        let mut cell = Cell::text(format(spread.median));
+        if spread.count > 1 {
+            cell.repeat = true;
+            cell.title = format!(
+                "median of {} runs, min {} – max {}",
+                spread.count,
+                format(spread.min),
+                format(spread.max)
+            );
+        }
+        cell
+    }
+
+    /// Two cells shown as one (`a / b`).
+    pub fn pair(a: Cell, b: Cell) -> Cell {
+        let title = [a.title.as_str(), b.title.as_str()]
+            .iter()
+            .filter(|t| !t.is_empty())
+            .copied()
+            .collect::<Vec<_>>()
+            .join("; ");
+        Cell {
+            text: format!("{} / {}", a.text, b.text),
+            class: if a.class == b.class {
+                a.class
+            } else {
+                String::new()
+            },
+            title,
+            repeat: a.repeat || b.repeat,
+        }
+    }
+}
+
+/// A table of one section; `rows` empty means no recorded data yet.
+#[derive(Debug, Clone, Serialize)]
+pub struct Table {
+    pub title: String,
+    pub columns: Vec<Column>,
+    pub rows: Vec<Vec<Cell>>,
+    /// Lines of text shown under the table.
+    pub notes: Vec<String>,
+}
+
+impl Table {
+    pub fn new(title: &str, columns: Vec<Column>) -> Table {
+        Table {
+            title: title.to_string(),
+            columns,
+            rows: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+}
+
+/// The colour band of `ratio` against the best of a column.
+pub fn band(ratio: f64) -> &'static str {
+    if ratio < 2.0 {
+        "band-green"
+    } else if ratio < 5.0 {
+        "band-yellow"
+    } else if ratio < 10.0 {
+        "band-orange"
+    } else {
+        "band-red"
+    }
+}
+
+/// Colours the cells of column `col` against the best value of the column;
+/// `values[i]` is row i's value (None: left uncoloured).
+pub fn colour_column(table: &mut Table, col: usize, values: &[Option<f64>], better: Better) {
+    let known = values.iter().flatten().copied();
+    let best = match better {
+        Better::Lower => known.fold(f64::INFINITY, f64::min),
+        Better::Higher => known.fold(f64::NEG_INFINITY, f64::max),
+    };
+    if !best.is_finite() {
+        return;
+    }
+    for (row, value) in table.rows.iter_mut().zip(values) {
+        let Some(value) = *value else { continue };
+        let ratio = match better {
+            Better::Lower if best > 0.0 => value / best,
+            Better::Higher if value > 0.0 => best / value,
+            _ => 1.0,
+        };
+        let cell = &mut row[col];
+        cell.class = band(ratio).to_string();
+        let hover = format!("{ratio:.1}× the best of the column");
+        cell.title = if cell.title.is_empty() {
+            hover
+        } else {
+            format!("{hover}; {}", cell.title)
+        };
+    }
+}
+
+/// A number for a table: grouped digits from 1,000, fewer decimals as it grows.
+pub fn number(value: f64) -> String {
+    let a = value.abs();
+    if !value.is_finite() {
+        value.to_string()
+    } else if a == 0.0 {
+        "0".to_string()
+    } else if a >= 1000.0 || (value.fract() == 0.0 && a >= 1.0) {
+        grouped(value.round() as i64)
+    } else if a >= 10.0 {
+        format!("{value:.1}")
+    } else if a >= 1.0 {
+        format!("{value:.2}")
+    } else if a >= 0.0001 {
+        format!("{value:.4}")
+    } else {
+        format!("{value:.1e}")
+    }
+}
+
+/// An integer with thousands separators.
+pub fn grouped(value: i64) -> String {
+    let digits = value.unsigned_abs().to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    if value < 0 {
+        format!("-{out}")
+    } else {
+        out
+    }
+}
+
+/// A ratio as a signed percentage (`+1.2%`).
+pub fn signed_percent(ratio: f64) -> String {
+    format!("{:+.1}%", ratio * 100.0)
+}
+
+/// An RFC 3339 time as `2026-11-30 05:31` (UTC); other text unchanged.
+pub fn date_time(rfc3339: &str) -> String {
+    match chrono::DateTime::parse_from_rfc3339(rfc3339) {
+        Ok(t) => t
+            .with_timezone(&chrono::Utc)
+            .format("%Y-%m-%d %H:%M")
+            .to_string(),
+        Err(_) => rfc3339.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_keep_three_or_four_significant_digits() {
+        assert_eq!(number(0.0), "0");
+        assert_eq!(number(172635.4), "172,635");
+        assert_eq!(number(-1234.0), "-1,234");
+        assert_eq!(number(131.94), "131.9");
+        assert_eq!(number(5.789), "5.79");
+        assert_eq!(number(30.0), "30");
+        assert_eq!(number(0.28791), "0.2879");
+        assert_eq!(grouped(1_147_515), "1,147,515");
+        assert_eq!(signed_percent(-0.143), "-14.3%");
+        assert_eq!(date_time("2026-11-30T05:31:43Z"), "2026-11-30 05:31");
+    }
+
+    #[test]
+    fn bands_follow_the_ratio_to_the_best() {
+        let mut table = Table::new("t", vec![Column::plain("a")]);
+        for _ in 0..5 {
+            table.rows.push(vec![Cell::text("x")]);
+        }
+        let values = [Some(10.0), Some(25.0), Some(50.0), Some(100.0), None];
+        colour_column(&mut table, 0, &values, Better::Lower);
+        let classes: Vec<&str> = table.rows.iter().map(|r| r[0].class.as_str()).collect();
+        assert_eq!(
+            classes,
+            ["band-green", "band-yellow", "band-orange", "band-red", ""]
+        );
+        assert_eq!(table.rows[1][0].title, "2.5× the best of the column");
+        colour_column(&mut table, 0, &values, Better::Higher);
+        assert_eq!(table.rows[0][0].class, "band-red");
+    }
+}

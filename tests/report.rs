@@ -1,0 +1,117 @@
+//! Snapshot tests of the report pages and exports, rendered from fixture
+//! results: a repeated batch, keep-up, saturated and draining lines, an
+//! exactly-once / at-least-once pair, a failed run, a run with an injected
+//! crash, a sanity warning, a line no product describes, and an empty folder.
+
+use std::path::PathBuf;
+
+use streamsuite::config::Suite;
+use streamsuite::report::{self, export};
+
+fn fixture() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/report")
+}
+
+fn suite() -> Suite {
+    Suite::load(&fixture().join("config/bench.yaml")).unwrap()
+}
+
+#[test]
+fn pages_show_every_kind_of_run() {
+    let results = report::load_results(&fixture().join("results")).unwrap();
+    let pages = report::render_site(&suite(), &results).unwrap();
+    let names: Vec<&str> = pages.iter().map(|(n, _)| n.as_str()).collect();
+    assert_eq!(names, ["index.html", "stateless.html"]);
+    let workload = &pages[1].1;
+    for expected in [
+        "median of 3 runs",
+        "saturated",
+        "draining",
+        "no pair yet",
+        "fakeflow-eos exited (exit status: 1)",
+        "brand-new-flag",
+        "4,210 ms",
+        "⚠ off: rustpipe-eos (selectivity 0.4127 vs 0.2885 expected; 3 of 1100 enrichments differ)",
+        "band-red",
+        // minijinja's HTML escaping writes `/` as `&#x2f;`
+        "not described in products&#x2f;",
+    ] {
+        assert!(workload.contains(expected), "missing `{expected}`");
+    }
+    for (name, html) in &pages {
+        insta::assert_snapshot!(format!("fixture_{name}"), html);
+    }
+}
+
+#[test]
+fn an_empty_results_folder_renders_pages_that_say_so() {
+    let empty = tempfile::tempdir().unwrap();
+    let results = report::load_results(empty.path()).unwrap();
+    let pages = report::render_site(&suite(), &results).unwrap();
+    // Every measured section is empty; only the characteristics from
+    // products/ remain.
+    assert_eq!(pages[1].1.matches("no recorded data yet").count(), 7);
+    for (name, html) in &pages {
+        insta::assert_snapshot!(format!("empty_{name}"), html);
+    }
+}
+
+#[test]
+fn pages_are_written_into_the_out_folder() {
+    let out = tempfile::tempdir().unwrap();
+    let index = report::write_site(&suite(), &fixture().join("results"), out.path()).unwrap();
+    assert_eq!(index, out.path().join("index.html"));
+    assert!(out.path().join("stateless.html").is_file());
+}
+
+#[test]
+fn tables_export_as_csv_and_markdown() {
+    let results = report::load_results(&fixture().join("results")).unwrap();
+    let page = report::workload_page(&suite(), "stateless", &results["stateless"]);
+    insta::assert_snapshot!("stateless_csv", export::csv(&page));
+    insta::assert_snapshot!("stateless_markdown", export::markdown(&page));
+}
+
+#[test]
+fn a_runs_histogram_exports_as_hgrm() {
+    let results = report::load_results(&fixture().join("results")).unwrap();
+    let run = results["stateless"]
+        .iter()
+        .find(|r| r.run_id == "20261130T053600Z-rustpipe-eos-b001")
+        .unwrap();
+    let text = export::hgrm(run).unwrap();
+    assert!(text.starts_with("       Value     Percentile TotalCount 1/(1-Percentile)\n\n"));
+    assert!(text.contains("Total count    =       173902]"), "{text}");
+    insta::assert_snapshot!("rustpipe_eos_hgrm", text);
+    let failed = results["stateless"]
+        .iter()
+        .find(|r| r.latency_histogram.is_none())
+        .unwrap();
+    let err = format!("{:#}", export::hgrm(failed).unwrap_err());
+    assert!(err.contains("stored no latency histogram"), "{err}");
+}
+
+#[test]
+fn the_report_and_export_commands_write_pages_and_tables() {
+    let out = tempfile::tempdir().unwrap();
+    let suite = |args: &[&str]| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_suite"))
+            .arg("--config")
+            .arg(fixture().join("config/bench.yaml"))
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let report = suite(&["report", "--out", out.path().to_str().unwrap()]);
+    assert!(report.status.success(), "{report:?}");
+    assert!(String::from_utf8_lossy(&report.stdout).contains("index.html"));
+    assert!(out.path().join("stateless.html").is_file());
+    let markdown = suite(&["export", "stateless", "--markdown"]);
+    assert!(String::from_utf8_lossy(&markdown.stdout).contains("## Cost of exactly-once"));
+    let unknown = suite(&["export", "no-such-run", "--hgrm"]);
+    assert_eq!(unknown.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&unknown.stderr).contains("no run `no-such-run`"),
+        "{unknown:?}"
+    );
+}
