@@ -21,6 +21,8 @@ pub enum Command {
     Run(RunArgs),
     /// Show products, their lines and workloads, and what is runnable here.
     List,
+    /// Install a product (one version) into the cache; `suite run` does this on first use.
+    Install(InstallArgs),
     /// Start, stop or inspect the local Kafka broker by hand.
     Broker {
         #[command(subcommand)]
@@ -58,6 +60,18 @@ pub struct RunArgs {
     /// Folder for results JSONL (default: bench.yaml's results_dir).
     #[arg(long)]
     pub results: Option<PathBuf>,
+    /// The product version to run, installed on first use (default: product.yaml's).
+    #[arg(long = "version")]
+    pub product_version: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    /// A product (quix) or one of its lines (quix-eos).
+    pub product: String,
+    /// The version to install (default: product.yaml's).
+    #[arg(long = "version")]
+    pub product_version: Option<String>,
 }
 
 #[derive(Debug, Subcommand)]

@@ -10,7 +10,9 @@ use streamsuite::config::Delivery;
 use streamsuite::gendata::event::eu_share;
 use streamsuite::results::{RunRecord, Status};
 
-use crate::support::{config_with_products, ensure, output, records, suite, suite_with};
+use crate::support::{
+    config_with_products, ensure, output, records, stateless_run, suite, suite_with,
+};
 use crate::trial;
 
 pub fn trials() -> Vec<Trial> {
@@ -52,33 +54,8 @@ fn metric(record: &RunRecord, name: &str) -> Result<f64, String> {
 
 /// A 10 s window at 2000 records/s, checked against what the workload implies.
 fn short_run_keeps_up(line: &str, delivery: Delivery) -> Result<(), String> {
-    let results = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let out = output(
-        suite()
-            .args([
-                "run",
-                line,
-                "stateless",
-                "--rate",
-                "2000",
-                "--warmup",
-                "3",
-                "--window",
-                "10",
-            ])
-            .arg("--results")
-            .arg(results.path()),
-    )?;
-    ensure(out.status.success(), "the run must succeed", &out)?;
-    let records = records(results.path(), "stateless")?;
-    ensure(records.len() == 1, "exactly one record expected", &out)?;
-    let r = &records[0];
-    ensure(r.status == Status::Ok, "status ok expected", &out)?;
-    ensure(
-        r.line == line && r.delivery == delivery,
-        "line and delivery recorded",
-        &out,
-    )?;
+    let (out, record) = stateless_run(line, delivery, 2000, 3, 10)?;
+    let r = &record;
     ensure(
         r.broker.kind == "local" && r.broker.version.is_some(),
         "broker recorded",
