@@ -19,10 +19,17 @@ impl Cache {
             .filter(|v| !v.is_empty())
             .or_else(|| cache_dir.map(str::to_string))
             .unwrap_or_else(|| "~/.cache/streamsuite".to_string());
-        let root = expand_home(&chosen)?;
+        // Absolute: its paths are handed to products and tools run elsewhere.
+        let root = std::path::absolute(expand_home(&chosen)?)
+            .with_context(|| format!("resolving the cache directory {chosen}"))?;
         std::fs::create_dir_all(&root)
             .with_context(|| format!("creating the cache directory {}", root.display()))?;
-        Ok(Cache { root })
+        Ok(Cache::at(root))
+    }
+
+    /// The cache at `root`, whatever the environment says.
+    pub fn at(root: PathBuf) -> Cache {
+        Cache { root }
     }
 
     pub fn root(&self) -> &Path {
@@ -37,6 +44,11 @@ impl Cache {
     /// The local broker's config, data, log and pid file.
     pub fn broker_dir(&self) -> PathBuf {
         self.root.join("broker")
+    }
+
+    /// One version of an installed product (a virtualenv, a Maven build).
+    pub fn product_dir(&self, name: &str, version: &str) -> PathBuf {
+        self.root.join("products").join(name).join(version)
     }
 
     /// Logs and hand-off files of one run.

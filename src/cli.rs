@@ -27,6 +27,8 @@ pub enum Command {
     Report(ReportArgs),
     /// Write a run's latency histogram (.hgrm) or a workload's tables (CSV, Markdown).
     Export(ExportArgs),
+    /// Install a product (one version) into the cache; `suite run` does this on first use.
+    Install(InstallArgs),
     /// Start, stop or inspect the local Kafka broker by hand.
     Broker {
         #[command(subcommand)]
@@ -68,6 +70,18 @@ pub struct RunArgs {
     /// window, and with `restart` start it again at once.
     #[arg(long, value_name = "kill-at=SECONDSs[,restart]")]
     pub chaos: Option<ChaosPlan>,
+    /// The product version to run, installed on first use (default: product.yaml's).
+    #[arg(long = "version")]
+    pub product_version: Option<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    /// A product (quix) or one of its lines (quix-eos).
+    pub product: String,
+    /// The version to install (default: product.yaml's).
+    #[arg(long = "version")]
+    pub product_version: Option<String>,
 }
 
 #[derive(Debug, Args)]

@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 
 use crate::broker::{BrokerSession, LocalBroker};
 use crate::cache::Cache;
-use crate::cli::{BrokerAction, Cli, Command, ExportArgs, ReportArgs, RunArgs};
+use crate::cli::{BrokerAction, Cli, Command, ExportArgs, InstallArgs, ReportArgs, RunArgs};
 use crate::config::{Delivery, Suite};
 use crate::host::HostInfo;
 use crate::interrupt::{Interrupt, Interrupted};
@@ -22,6 +22,7 @@ pub fn execute(cli: Cli) -> Result<i32> {
         Command::Probe(args) => crate::probe::run(&args).map(|()| 0),
         Command::Pipeline => crate::pipeline::run_from_env().map(|()| 0),
         Command::List => list(&load(&cli.config)?),
+        Command::Install(args) => install(&load(&cli.config)?, &args),
         Command::Broker { action } => broker(&load(&cli.config)?, action),
         Command::Run(args) => run(&load(&cli.config)?, args),
         Command::Report(args) => report(&load(&cli.config)?, args),
@@ -39,13 +40,19 @@ fn cache(suite: &Suite) -> Result<Cache> {
 
 /// `suite list`: products, lines and workloads, and what is runnable here.
 fn list(suite: &Suite) -> Result<i32> {
+    let cache = cache(suite)?;
     println!(
         "{:<18} {:<14} {:<15} {:<20} status",
         "line", "product", "delivery", "workloads"
     );
     for line in suite.lines() {
-        let status = match products::availability(line.product) {
+        let version = line.product.resolved_version();
+        let status = match products::availability(line.product, None, &cache) {
             Availability::Runnable => "runnable here".to_string(),
+            Availability::Installed => format!("runnable here (installed {version})"),
+            Availability::Installable => {
+                format!("runnable here (installs {version} on first run)")
+            }
             Availability::NotInstalled { hint } => format!("not installed here: {hint}"),
         };
         println!(
@@ -60,6 +67,30 @@ fn list(suite: &Suite) -> Result<i32> {
     println!("{:<18} description", "workload");
     for workload in suite.workloads.values() {
         println!("{:<18} {}", workload.name, workload.description);
+    }
+    Ok(0)
+}
+
+/// `suite install`: one version of a product into the cache, once.
+fn install(suite: &Suite, args: &InstallArgs) -> Result<i32> {
+    let product = match suite.products.get(&args.product) {
+        Some(product) => product,
+        None => suite.line(&args.product, None)?.product,
+    };
+    let version = args.product_version.as_deref();
+    let cache = cache(suite)?;
+    let before = products::availability(product, version, &cache);
+    let installation =
+        products::ensure_installed(product, version, &cache, &Interrupt::install()?)?;
+    let name = &product.name;
+    let v = &installation.version;
+    match (&installation.dir, &installation.bin) {
+        (Some(dir), _) if before == Availability::Installed => {
+            println!("{name} {v} is already installed in {}", dir.display())
+        }
+        (Some(dir), _) => println!("{name} {v} installed in {}", dir.display()),
+        (None, Some(bin)) => println!("{name} runs {}; the suite installs nothing", bin.display()),
+        (None, None) => println!("{name} is part of the suite; nothing to install"),
     }
     Ok(0)
 }
@@ -126,9 +157,6 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
             line.product.workloads.join(", ")
         );
     }
-    if let Availability::NotInstalled { hint } = products::availability(line.product) {
-        anyhow::bail!("{} is not installed here: {hint}", line.product.name);
-    }
     let defaults = &suite.bench.run;
     let config = RunConfig {
         rate: args.rate.unwrap_or(defaults.rate),
@@ -149,9 +177,15 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
             );
         }
     }
-    let results_dir = runner::results_dir(&suite.root, &suite.bench, args.results);
     let interrupt = Interrupt::install()?;
     let cache = cache(suite)?;
+    let installation = products::ensure_installed(
+        line.product,
+        args.product_version.as_deref(),
+        &cache,
+        &interrupt,
+    )?;
+    let results_dir = runner::results_dir(&suite.root, &suite.bench, args.results);
     let session = BrokerSession::open(&suite.bench.broker, &cache, &interrupt)?;
     let host = HostInfo::current();
     let ctx = RunContext {
@@ -169,7 +203,7 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
         if args.repeat > 1 {
             eprintln!("run {round} of {}", args.repeat);
         }
-        let record = match runner::run_once(&ctx, line, workload, &config) {
+        let record = match runner::run_once(&ctx, line, &installation, workload, &config) {
             Ok(record) => record,
             Err(err) if err.is::<Interrupted>() => {
                 session.close()?;

@@ -73,6 +73,29 @@ pub fn stop_group(pgid: u32, grace: Duration, mut reap: impl FnMut()) -> bool {
     false
 }
 
+/// Runs a tool (Maven, pip) to its end in a group of its own, killing the
+/// group if Ctrl-C arrives; `command`'s standard streams are the caller's.
+/// `cannot_start` is the error when the tool cannot be started at all.
+pub fn run_tool(
+    command: &mut Command,
+    interrupt: &Interrupt,
+    cannot_start: &str,
+) -> Result<std::process::ExitStatus> {
+    isolate(command, true);
+    let mut child = command.spawn().with_context(|| cannot_start.to_string())?;
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(status);
+        }
+        if interrupt.is_set() {
+            signal_group(child.id(), libc::SIGKILL);
+            let _ = child.wait();
+            return Err(Interrupted.into());
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 /// The last `lines` lines of a text file, for error messages.
 pub fn tail(path: &std::path::Path, lines: usize) -> String {
     let text = std::fs::read_to_string(path).unwrap_or_default();

@@ -213,21 +213,11 @@ impl LocalBroker {
             .stdin(Stdio::null())
             .stdout(fs::File::create(&output_log)?)
             .stderr(Stdio::inherit());
-        process::isolate(&mut command, true);
-        let mut child = command
-            .spawn()
-            .context("resolving the broker's jars: could not run `mvn` (is Maven installed?)")?;
-        let status = loop {
-            if let Some(status) = child.try_wait()? {
-                break status;
-            }
-            if interrupt.is_set() {
-                process::signal_group(child.id(), libc::SIGKILL);
-                let _ = child.wait();
-                return Err(Interrupted.into());
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        };
+        let status = process::run_tool(
+            &mut command,
+            interrupt,
+            "resolving the broker's jars: could not run `mvn` (is Maven installed?)",
+        )?;
         if !status.success() {
             bail!(
                 "Maven could not resolve Apache Kafka {}; last lines of {}:\n{}",

@@ -18,8 +18,10 @@ pub struct Product {
     /// The version run by default; `builtin` means the suite's own version.
     pub version: String,
     pub install: Install,
-    /// The start command; `{suite}` is replaced by the suite's own executable
-    /// and `{dir}` by the product's folder.
+    /// The start command. Placeholders: `{suite}` (the suite's own executable),
+    /// `{dir}` (the product's folder), `{version}` (the version run),
+    /// `{install}` (its install folder, pip and maven) and `{bin}` (the binary
+    /// found, binary).
     pub start: Vec<String>,
     pub ready: Readiness,
     /// Workloads this product implements.
@@ -42,6 +44,43 @@ pub struct Product {
 pub enum Install {
     /// Part of the suite's own binary: always runnable.
     Builtin,
+    /// Built from the product folder's pom.xml with Maven, per version, into
+    /// `{install}/build`; the version is passed as `-D<version_property>`.
+    Maven { version_property: String },
+    /// Installed with pip into a virtualenv per version, `{install}/venv`;
+    /// `{version}` in a package is the version being installed.
+    Pip { packages: Vec<String> },
+    /// A program this machine may already have: `$<env>` if it names an
+    /// executable, else `command` on PATH. The suite never installs it.
+    Binary {
+        env: String,
+        command: String,
+        /// How to get the program, shown wherever it is missing.
+        hint: String,
+    },
+}
+
+impl Install {
+    /// The kind's name, as product.yaml spells it.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Install::Builtin => "builtin",
+            Install::Maven { .. } => "maven",
+            Install::Pip { .. } => "pip",
+            Install::Binary { .. } => "binary",
+        }
+    }
+
+    /// Placeholders a start command may use with this kind of install.
+    fn placeholders(&self) -> &'static [&'static str] {
+        match self {
+            Install::Builtin => &["{suite}", "{dir}", "{version}"],
+            Install::Maven { .. } | Install::Pip { .. } => {
+                &["{suite}", "{dir}", "{version}", "{install}"]
+            }
+            Install::Binary { .. } => &["{suite}", "{dir}", "{version}", "{bin}"],
+        }
+    }
 }
 
 /// How the orchestrator knows a started product is ready for input.
@@ -128,6 +167,23 @@ impl Product {
         if product.lines.is_empty() {
             return Err(invalid("`lines` must list at least one line".into()));
         }
+        let allowed = product.install.placeholders();
+        for arg in &product.start {
+            if let Some(unknown) = placeholders_in(arg).find(|p| !allowed.contains(p)) {
+                return Err(invalid(format!(
+                    "`start` uses {unknown}, which a `{}` install does not provide (it provides {})",
+                    product.install.kind(),
+                    allowed.join(", ")
+                )));
+            }
+        }
+        if let Install::Pip { packages } = &product.install {
+            if packages.is_empty() {
+                return Err(invalid(
+                    "`install.packages` must list at least one package".into(),
+                ));
+            }
+        }
         for mode in [Delivery::AtLeastOnce, Delivery::ExactlyOnce] {
             if product.lines.iter().filter(|l| l.delivery == mode).count() > 1 {
                 return Err(invalid(format!("more than one {mode} line")));
@@ -141,13 +197,25 @@ impl Product {
         self.path.parent().unwrap_or(Path::new("."))
     }
 
-    /// The version that runs, with `builtin` resolved to the suite's own.
+    /// The version run by default, with `builtin` resolved to the suite's own.
     pub fn resolved_version(&self) -> String {
         match self.install {
             Install::Builtin if self.version == "builtin" => env!("CARGO_PKG_VERSION").to_string(),
             _ => self.version.clone(),
         }
     }
+}
+
+/// The `{name}` placeholders in a start argument.
+fn placeholders_in(arg: &str) -> impl Iterator<Item = &str> {
+    arg.match_indices('{').filter_map(move |(at, _)| {
+        let end = arg[at..].find('}')?;
+        let candidate = &arg[at..=at + end];
+        candidate[1..candidate.len() - 1]
+            .chars()
+            .all(|c| c.is_ascii_lowercase())
+            .then_some(candidate)
+    })
 }
 
 #[cfg(test)]
@@ -177,6 +245,61 @@ mod tests {
             .to_string();
         assert!(err.starts_with("p.yaml:10:"), "{err}");
         assert!(err.contains("maybe-once"), "{err}");
+    }
+
+    fn write_product(install: &str, start: &str) -> Result<Product, ConfigError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("product.yaml");
+        let text = PRODUCT
+            .replace("install: {kind: builtin}", install)
+            .replace("start: [x]", start);
+        let lines = "lines:\n  - {name: a, delivery: at-least-once, delivery_detail: x}\n";
+        std::fs::write(&path, format!("{text}{lines}")).unwrap();
+        Product::from_file(&path)
+    }
+
+    #[test]
+    fn each_install_kind_parses() {
+        let pip = write_product(
+            "install: {kind: pip, packages: [\"q=={version}\"]}",
+            "start: [\"{install}/venv/bin/python\", \"{dir}/app.py\"]",
+        )
+        .unwrap();
+        assert!(
+            matches!(pip.install, Install::Pip { ref packages } if packages[0] == "q=={version}")
+        );
+        let maven = write_product(
+            "install: {kind: maven, version_property: flink.version}",
+            "start: [java, -jar, \"{install}/build/app.jar\"]",
+        )
+        .unwrap();
+        assert_eq!(maven.install.kind(), "maven");
+        let binary = write_product(
+            "install: {kind: binary, env: X_BIN, command: x, hint: get x}",
+            "start: [sh, \"{dir}/run.sh\", \"{bin}\"]",
+        )
+        .unwrap();
+        assert_eq!(binary.install.kind(), "binary");
+    }
+
+    #[test]
+    fn a_placeholder_the_install_lacks_is_refused() {
+        let err = write_product("install: {kind: builtin}", "start: [\"{install}/x\"]")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("{install}") && err.contains("builtin"),
+            "{err}"
+        );
+        let err = write_product(
+            "install: {kind: pip, packages: [q]}",
+            "start: [\"{bin}\", \"{dir}\"]",
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(err.contains("{bin}"), "{err}");
+        // JSON braces in an argument are not placeholders.
+        write_product("install: {kind: builtin}", "start: [echo, '{\"a\": 1}']").unwrap();
     }
 
     #[test]

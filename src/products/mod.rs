@@ -5,28 +5,17 @@
 //! standard output is watched for the readiness line and kept, with its
 //! standard error, in the run's log folder.
 
+mod install;
+
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::Command;
 
 use anyhow::{Context, Result};
 
-use crate::config::{Delivery, Install, Product};
+use crate::config::{Delivery, Product};
 use crate::process::Supervised;
-
-/// Whether a product can run on this machine, and if not, how to fix that.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Availability {
-    Runnable,
-    NotInstalled { hint: String },
-}
-
-/// Whether `product` can run here.
-pub fn availability(product: &Product) -> Availability {
-    match product.install {
-        Install::Builtin => Availability::Runnable,
-    }
-}
+pub use install::{availability, capability, ensure_installed, Availability, Installation};
 
 /// The settings of one run, as a product receives them.
 #[derive(Debug, Clone)]
@@ -63,18 +52,31 @@ impl LaunchSettings {
     }
 }
 
-/// Replaces `{suite}` and `{dir}` in a start command.
-fn expand(arg: &str, product: &Product) -> Result<String> {
+/// Replaces the placeholders of a start command argument.
+fn expand(arg: &str, product: &Product, installation: &Installation) -> Result<String> {
     let suite = std::env::current_exe().context("finding the suite's own executable")?;
-    Ok(arg
+    // Absolute, since the product starts inside its folder.
+    let dir = std::path::absolute(product.dir())
+        .with_context(|| format!("resolving {}", product.dir().display()))?;
+    let mut arg = arg
         .replace("{suite}", &suite.to_string_lossy())
-        .replace("{dir}", &product.dir().to_string_lossy()))
+        .replace("{dir}", &dir.to_string_lossy())
+        .replace("{version}", &installation.version);
+    if let Some(dir) = &installation.dir {
+        arg = arg.replace("{install}", &dir.to_string_lossy());
+    }
+    if let Some(bin) = &installation.bin {
+        arg = arg.replace("{bin}", &bin.to_string_lossy());
+    }
+    Ok(arg)
 }
 
-/// Starts `product` with `settings`, logging into `log_dir` under `role`
-/// (`product`, or `product-restart` after an injected crash).
+/// Starts `product` as installed in `installation` with `settings`, logging
+/// into `log_dir` under `role` (`product`, or `product-restart` after an
+/// injected crash).
 pub fn start(
     product: &Product,
+    installation: &Installation,
     settings: &LaunchSettings,
     log_dir: &Path,
     role: &str,
@@ -82,7 +84,7 @@ pub fn start(
     let argv: Vec<String> = product
         .start
         .iter()
-        .map(|a| expand(a, product))
+        .map(|a| expand(a, product, installation))
         .collect::<Result<_>>()?;
     let mut command = Command::new(&argv[0]);
     command

@@ -303,8 +303,10 @@ fn status_cell(record: &RunRecord) -> Cell {
 
 /// Whether a product runs here; a product that is not installed says how.
 fn availability_cell(product: &crate::config::Product) -> Cell {
-    match products::availability(product) {
-        Availability::Runnable => Cell::text("runnable here").with_class("ok"),
+    match products::capability(product) {
+        Availability::Runnable | Availability::Installed | Availability::Installable => {
+            Cell::text("runnable here").with_class("ok")
+        }
         Availability::NotInstalled { hint } => {
             Cell::text(format!("not installed here: {hint}")).with_class("na")
         }

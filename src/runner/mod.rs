@@ -32,7 +32,7 @@ use crate::host::HostInfo;
 use crate::interrupt::{Interrupt, Interrupted};
 use crate::probe::{ProbeSummary, READY_LINE as PROBE_READY};
 use crate::process::Supervised;
-use crate::products::{self, LaunchSettings};
+use crate::products::{self, Installation, LaunchSettings};
 use crate::results::{
     Better, Chaos, Metric, RunConfig, RunRecord, Status, Verification, SCHEMA_VERSION,
 };
@@ -119,12 +119,13 @@ pub fn new_run_id(line: &str) -> String {
     )
 }
 
-/// Runs `line` on `workload` once and returns its record, ok or failed.
-/// Only an interruption (or a failure before anything started) is an error;
-/// the caller checks that the product is installed.
+/// Runs `line`, as installed in `installation`, on `workload` once and
+/// returns its record, ok or failed. Only an interruption (or a failure
+/// before anything started) is an error.
 pub fn run_once(
     ctx: &RunContext<'_>,
     line: LineRef<'_>,
+    installation: &Installation,
     workload: &Workload,
     config: &RunConfig,
 ) -> Result<RunRecord> {
@@ -141,7 +142,7 @@ pub fn run_once(
         broker: ctx.broker.clone(),
         product: line.product.name.clone(),
         line: line.line.name.clone(),
-        version: line.product.resolved_version(),
+        version: installation.version.clone(),
         workload: workload.name.clone(),
         delivery: line.line.delivery,
         config: config.clone(),
@@ -161,7 +162,7 @@ pub fn run_once(
         logs: log_dir.clone(),
     };
     let names = RunNames::for_run(&run_id);
-    let outcome = measure(ctx, line, workload, config, &names, &log_dir);
+    let outcome = measure(ctx, line, installation, workload, config, &names, &log_dir);
     // teardown: the run's topics go whatever happened
     if let Err(err) = admin::delete_topics(
         &ctx.broker.bootstrap,
@@ -188,6 +189,7 @@ pub fn run_once(
 fn measure(
     ctx: &RunContext<'_>,
     line: LineRef<'_>,
+    installation: &Installation,
     workload: &Workload,
     config: &RunConfig,
     names: &RunNames,
@@ -232,7 +234,7 @@ fn measure(
         parallelism: config.parallelism,
         workload: workload.name.clone(),
     };
-    let mut product = products::start(line.product, &settings, log_dir, "product")?;
+    let mut product = products::start(line.product, installation, &settings, log_dir, "product")?;
     product.wait_ready(Duration::from_secs(run.ready_timeout_s), interrupt)?;
 
     let start_us = now_us() + SCHEDULE_LEAD.as_micros() as i64;
@@ -331,7 +333,15 @@ fn measure(
         } else {
             "crashed"
         });
-        let restart = || products::start(line.product, &settings, log_dir, "product-restart");
+        let restart = || {
+            products::start(
+                line.product,
+                installation,
+                &settings,
+                log_dir,
+                "product-restart",
+            )
+        };
         let injected = processes.crash(plan, restart, bootstrap, &names.output, window_end_us)?;
         monitor.watch_product(processes.product.pgid() as i32);
         crash = Some((plan, injected));

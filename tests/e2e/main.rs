@@ -4,6 +4,7 @@
 //! every test in turn, then stops the broker it started.
 
 mod bad_input;
+mod products;
 mod runs;
 mod support;
 mod verification;
@@ -18,6 +19,7 @@ fn main() {
     trials.extend(bad_input::trials());
     trials.extend(runs::trials());
     trials.extend(verification::trials());
+    trials.extend(products::trials());
     let needs_broker = !args.list;
     let broker = needs_broker.then(support::BrokerGuard::start);
     let conclusion = libtest_mimic::run(&args, trials);

@@ -10,7 +10,10 @@ use streamsuite::config::Delivery;
 use streamsuite::gendata::event::eu_share;
 use streamsuite::results::{RunRecord, Status};
 
-use crate::support::{config_with_products, ensure, output, records, run_suite, suite, suite_with};
+use crate::support::{
+    config_with_products, did_the_same_work, ensure, output, records, run_suite, stateless_run,
+    suite, suite_with,
+};
 use crate::trial;
 
 pub fn trials() -> Vec<Trial> {
@@ -53,33 +56,8 @@ fn metric(record: &RunRecord, name: &str) -> Result<f64, String> {
 
 /// A 10 s window at 2000 records/s, checked against what the workload implies.
 fn short_run_keeps_up(line: &str, delivery: Delivery) -> Result<(), String> {
-    let results = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let out = output(
-        suite()
-            .args([
-                "run",
-                line,
-                "stateless",
-                "--rate",
-                "2000",
-                "--warmup",
-                "3",
-                "--window",
-                "10",
-            ])
-            .arg("--results")
-            .arg(results.path()),
-    )?;
-    ensure(out.status.success(), "the run must succeed", &out)?;
-    let records = records(results.path(), "stateless")?;
-    ensure(records.len() == 1, "exactly one record expected", &out)?;
-    let r = &records[0];
-    ensure(r.status == Status::Ok, "status ok expected", &out)?;
-    ensure(
-        r.line == line && r.delivery == delivery,
-        "line and delivery recorded",
-        &out,
-    )?;
+    let (out, record) = stateless_run(line, delivery, 2000, 3, 10)?;
+    let r = &record;
     ensure(
         r.broker.kind == "local" && r.broker.version.is_some(),
         "broker recorded",
@@ -192,31 +170,7 @@ fn short_run_keeps_up(line: &str, delivery: Delivery) -> Result<(), String> {
         &out,
     )?;
     ensure(resources.host.is_some(), "host sampled", &out)?;
-    // sanity and exact verification: the same work, all of it, once
-    let sanity = r.sanity.as_ref().ok_or("sanity missing")?;
-    ensure(
-        sanity.verdict == "ok" && sanity.selectivity_ok && sanity.enrichment_mismatched == 0,
-        &format!("sanity ok: {}", sanity.message),
-        &out,
-    )?;
-    ensure(
-        sanity.enrichment_checked >= 500,
-        "enrichment checked on at least 500 records",
-        &out,
-    )?;
-    let v = r.verification.as_ref().ok_or("verification missing")?;
-    ensure(
-        v.verdict == "passed"
-            && (v.missing, v.duplicated, v.unexpected, v.corrupted) == (0, 0, 0, 0)
-            && v.expected > 0,
-        &format!("verification passed with nothing off: {v:?}"),
-        &out,
-    )?;
-    ensure(
-        String::from_utf8_lossy(&out.stderr).contains("sanity         ✓"),
-        "the summary shows the sanity verdict",
-        &out,
-    )?;
+    did_the_same_work(r, &out)?;
     let series = r.series.as_ref().ok_or("series missing")?;
     ensure(
         series.t_s.len() >= 12 && series.t_s.len() == series.backlog.len(),

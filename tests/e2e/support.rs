@@ -4,7 +4,8 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use streamsuite::results::{read_records, RunRecord};
+use streamsuite::config::Delivery;
+use streamsuite::results::{read_records, RunRecord, Status};
 
 /// The repository root (bench.yaml, products/, workloads/).
 pub fn repo() -> PathBuf {
@@ -70,6 +71,68 @@ pub fn records(results: &Path, workload: &str) -> Result<Vec<RunRecord>, String>
         return Ok(Vec::new());
     }
     read_records(&path).map_err(|e| format!("{e:#}"))
+}
+
+/// `suite run LINE stateless` with the repository's configuration at `rate`
+/// records/s, `warmup_s` and `window_s`, into a temporary results folder:
+/// the command's output and its one record, checked to be ok and of `line`
+/// and `delivery`.
+pub fn stateless_run(
+    line: &str,
+    delivery: Delivery,
+    rate: u64,
+    warmup_s: u64,
+    window_s: u64,
+) -> Result<(Output, RunRecord), String> {
+    let results = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let (rate, warmup, window) = (rate.to_string(), warmup_s.to_string(), window_s.to_string());
+    let out = output(
+        suite()
+            .args(["run", line, "stateless", "--rate", &rate])
+            .args(["--warmup", &warmup, "--window", &window])
+            .arg("--results")
+            .arg(results.path()),
+    )?;
+    ensure(out.status.success(), "the run must succeed", &out)?;
+    let mut records = records(results.path(), "stateless")?;
+    ensure(records.len() == 1, "exactly one record expected", &out)?;
+    let record = records.remove(0);
+    ensure(record.status == Status::Ok, "status ok expected", &out)?;
+    ensure(
+        record.line == line && record.delivery == delivery,
+        "line and delivery recorded",
+        &out,
+    )?;
+    Ok((out, record))
+}
+
+/// Sanity ✓ and a passed verification: the same work, all of it, and once on
+/// an exactly-once line (a run without a crash duplicates nothing anyway).
+pub fn did_the_same_work(r: &RunRecord, out: &Output) -> Result<(), String> {
+    let sanity = r.sanity.as_ref().ok_or("sanity missing")?;
+    ensure(
+        sanity.verdict == "ok" && sanity.selectivity_ok && sanity.enrichment_mismatched == 0,
+        &format!("sanity ok: {}", sanity.message),
+        out,
+    )?;
+    ensure(
+        sanity.enrichment_checked >= 500,
+        "enrichment checked on at least 500 records",
+        out,
+    )?;
+    let v = r.verification.as_ref().ok_or("verification missing")?;
+    ensure(
+        v.verdict == "passed"
+            && (v.missing, v.duplicated, v.unexpected, v.corrupted) == (0, 0, 0, 0)
+            && v.expected > 0,
+        &format!("verification passed with nothing off: {v:?}"),
+        out,
+    )?;
+    ensure(
+        String::from_utf8_lossy(&out.stderr).contains("sanity         ✓"),
+        "the summary shows the sanity verdict",
+        out,
+    )
 }
 
 /// A copy of the repository's configuration in a temporary folder, with

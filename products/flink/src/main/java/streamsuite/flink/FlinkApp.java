@@ -1,0 +1,331 @@
+package streamsuite.flink;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Duration;
+import java.util.Comparator;
+import java.util.Optional;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.apache.flink.api.common.eventtime.WatermarkStrategy;
+import org.apache.flink.api.common.functions.FlatMapFunction;
+import org.apache.flink.api.common.serialization.SerializationSchema;
+import org.apache.flink.api.common.typeinfo.PrimitiveArrayTypeInfo;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.CoreOptions;
+import org.apache.flink.configuration.ExternalizedCheckpointRetention;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.RestOptions;
+import org.apache.flink.configuration.RestartStrategyOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.configuration.StateRecoveryOptions;
+import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
+import org.apache.flink.connector.kafka.sink.KafkaSink;
+import org.apache.flink.connector.kafka.sink.KafkaSinkBuilder;
+import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
+import org.apache.flink.connector.kafka.source.KafkaSource;
+import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
+import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
+import org.apache.flink.core.execution.CheckpointingMode;
+import org.apache.flink.core.execution.JobClient;
+import org.apache.flink.core.execution.RecoveryClaimMode;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.util.Collector;
+import org.apache.kafka.clients.consumer.OffsetResetStrategy;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+
+/**
+ * streamsuite's Apache Flink product: a DataStream job (Kafka source, one
+ * filter-and-enrich flatMap, Kafka sink, all chained into one task) run in a
+ * local MiniCluster inside this JVM.
+ *
+ * <p>Offsets reach the consumer group only when a checkpoint completes, so both
+ * lines checkpoint at the run's commit interval: AT_LEAST_ONCE checkpoints with
+ * an at-least-once sink, or EXACTLY_ONCE checkpoints with the transactional
+ * (two-phase commit) sink. Checkpoints are kept in a folder named after the
+ * consumer group, and a restart with the same environment (after a SIGKILL, say)
+ * resumes from the newest one: that is how Flink commits or aborts the Kafka
+ * transactions a killed process left behind, so exactly-once holds across it.
+ */
+public final class FlinkApp {
+    /** The line product.yaml's readiness check looks for. */
+    static final String READY_LINE = "flink ready";
+    /** Flink refuses checkpoint intervals below this (CheckpointCoordinatorConfiguration). */
+    static final long MIN_CHECKPOINT_INTERVAL_MS = 10;
+    /**
+     * Producer transaction timeout: above any plausible restart gap (a restored
+     * transaction must still be open to be committed), far below the broker's
+     * transaction.max.timeout.ms (15 min), and it bounds how long a transaction
+     * abandoned for good keeps read_committed readers waiting.
+     */
+    static final String TRANSACTION_TIMEOUT_MS = "120000";
+    private static final Duration STOP_TIMEOUT = Duration.ofSeconds(5);
+
+    private FlinkApp() {}
+
+    public static void main(String[] args) throws Exception {
+        Settings settings = Settings.fromEnv();
+        if (!settings.workload().equals("stateless")) {
+            throw new IllegalArgumentException("flink: workload `" + settings.workload() + "` is not implemented");
+        }
+        Path checkpoints = checkpointRoot(settings);
+        Optional<Path> resume = newestCheckpoint(checkpoints);
+        long interval = Math.max(settings.commitIntervalMs(), MIN_CHECKPOINT_INTERVAL_MS);
+        if (interval != settings.commitIntervalMs()) {
+            System.err.printf("flink: commit interval %d ms is below Flink's minimum checkpoint interval; checkpointing every %d ms%n",
+                    settings.commitIntervalMs(), interval);
+        }
+        System.err.printf("flink: %s, %s checkpoints every %d ms into %s%s%n",
+                settings.exactlyOnce() ? "exactly-once" : "at-least-once",
+                settings.exactlyOnce() ? "EXACTLY_ONCE" : "AT_LEAST_ONCE",
+                interval, checkpoints,
+                resume.map(p -> ", resuming from " + p).orElse(""));
+
+        StreamExecutionEnvironment env =
+                StreamExecutionEnvironment.createLocalEnvironment(configuration(settings, interval, checkpoints, resume));
+        env.fromSource(source(settings), WatermarkStrategy.noWatermarks(), "kafka-input")
+                .uid("kafka-input")
+                .flatMap(new FilterEnrich())
+                .returns(PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO)
+                .name("filter-enrich")
+                .uid("filter-enrich")
+                .sinkTo(sink(settings))
+                .name("kafka-output")
+                .uid("kafka-output");
+
+        JobClient job = env.executeAsync("streamsuite-" + settings.workload());
+        Path jobDir = checkpoints.resolve(job.getJobID().toHexString());
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(job, jobDir), "streamsuite-stop"));
+
+        // Ready once this job has completed a checkpoint: every task is then
+        // running, the source reader included.
+        while (!hasCompletedCheckpoint(jobDir)) {
+            if (job.getJobExecutionResult().isDone()) {
+                break;
+            }
+            Thread.sleep(5);
+        }
+        if (!job.getJobExecutionResult().isDone()) {
+            readyAt = System.nanoTime();
+            firstCheckpoint = newestCheckpointId(jobDir);
+            System.out.println(READY_LINE);
+            System.out.flush();
+            removeOtherJobs(checkpoints, jobDir);
+        }
+        try {
+            job.getJobExecutionResult().get();
+        } catch (Exception e) {
+            if (!stopping) {
+                System.err.println("flink: the job failed: " + e);
+                e.printStackTrace();
+                Runtime.getRuntime().halt(1);
+            }
+        }
+    }
+
+    private static volatile boolean stopping;
+    private static volatile long readyAt;
+    private static volatile long firstCheckpoint = -1;
+
+    /** SIGTERM: cancel the job (open transactions are aborted) and let main return. */
+    private static void stop(JobClient job, Path jobDir) {
+        stopping = true;
+        long started = System.nanoTime();
+        long last = newestCheckpointId(jobDir);
+        if (firstCheckpoint >= 0 && last > firstCheckpoint) {
+            // How often checkpoints (so commits) really happened, against the interval asked.
+            double seconds = (started - readyAt) / 1e9;
+            System.err.printf("flink: %d checkpoints completed in %.1f s since ready (%.1f a second)%n",
+                    last - firstCheckpoint, seconds, (last - firstCheckpoint) / seconds);
+        }
+        try {
+            job.cancel().get(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            System.err.printf("flink: cancel acknowledged after %d ms%n", (System.nanoTime() - started) / 1_000_000);
+            job.getJobExecutionResult().handle((r, e) -> null).get(STOP_TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
+            System.err.printf("flink: job ended after %d ms%n", (System.nanoTime() - started) / 1_000_000);
+        } catch (Exception e) {
+            System.err.println("flink: stopping the job: " + e);
+        }
+    }
+
+    static Configuration configuration(Settings settings, long intervalMs, Path checkpoints, Optional<Path> resume) {
+        Configuration conf = new Configuration();
+        conf.set(CoreOptions.DEFAULT_PARALLELISM, settings.parallelism());
+        // The MiniCluster's REST endpoint (random port): this host only.
+        conf.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
+        conf.set(StateBackendOptions.STATE_BACKEND, "hashmap");
+        conf.set(CheckpointingOptions.CHECKPOINT_STORAGE, "filesystem");
+        conf.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, checkpoints.toUri().toString());
+        conf.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofMillis(intervalMs));
+        conf.set(CheckpointingOptions.CHECKPOINTING_CONSISTENCY_MODE,
+                settings.exactlyOnce() ? CheckpointingMode.EXACTLY_ONCE : CheckpointingMode.AT_LEAST_ONCE);
+        conf.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
+                ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
+        conf.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 1);
+        // Records pass between chained operators by reference; the functions keep none.
+        conf.set(PipelineOptions.OBJECT_REUSE, true);
+        // A few in-process restarts (Flink's own recovery), then the job and the process fail.
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(1));
+        resume.ifPresent(path -> {
+            conf.set(StateRecoveryOptions.SAVEPOINT_PATH, path.toUri().toString());
+            conf.set(StateRecoveryOptions.RESTORE_MODE, RecoveryClaimMode.CLAIM);
+        });
+        return conf;
+    }
+
+    static KafkaSource<byte[]> source(Settings settings) {
+        Properties consumer = new Properties();
+        // The in-house pipeline's fetch settings; they mean the same on the Java client.
+        consumer.setProperty("fetch.min.bytes", "65536");
+        consumer.setProperty("fetch.max.wait.ms", "10");
+        consumer.setProperty("max.partition.fetch.bytes", "52428800");
+        consumer.setProperty("isolation.level", "read_committed");
+        consumer.setProperty("commit.offsets.on.checkpoint", "true");
+        return KafkaSource.<byte[]>builder()
+                .setBootstrapServers(settings.bootstrap())
+                .setTopics(settings.inputTopic())
+                .setGroupId(settings.groupId())
+                .setClientIdPrefix(settings.groupId())
+                // The group's committed offsets when restarted without a checkpoint, else the earliest.
+                .setStartingOffsets(OffsetsInitializer.committedOffsets(OffsetResetStrategy.EARLIEST))
+                .setDeserializer(KafkaRecordDeserializationSchema.valueOnly(ByteArrayDeserializer.class))
+                .setProperties(consumer)
+                .build();
+    }
+
+    static KafkaSink<byte[]> sink(Settings settings) {
+        KafkaSinkBuilder<byte[]> builder = KafkaSink.<byte[]>builder()
+                .setBootstrapServers(settings.bootstrap())
+                .setRecordSerializer(KafkaRecordSerializationSchema.<byte[]>builder()
+                        .setTopic(settings.outputTopic())
+                        .setValueSerializationSchema(new PassThrough())
+                        .build())
+                .setProperty("acks", "all")
+                .setProperty("enable.idempotence", "true")
+                .setProperty("linger.ms", "5")
+                .setProperty("compression.type", "lz4");
+        if (settings.exactlyOnce()) {
+            builder.setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
+                    .setTransactionalIdPrefix(settings.transactionalId())
+                    // Reuses a small pool of transactional ids instead of a new
+                    // one per checkpoint (100 a second at a 10 ms interval).
+                    .setTransactionNamingStrategy(TransactionNamingStrategy.POOLING)
+                    .setProperty("transaction.timeout.ms", TRANSACTION_TIMEOUT_MS);
+        } else {
+            builder.setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE);
+        }
+        return builder.build();
+    }
+
+    /** The flatMap's output is already the record's value (a named class: the
+     *  connector's lineage code cannot infer a lambda's types). */
+    static final class PassThrough implements SerializationSchema<byte[]> {
+        @Override
+        public byte[] serialize(byte[] value) {
+            return value;
+        }
+    }
+
+    /** Filter `region = eu-*` and derive the SLA fields (see {@link Stateless}). */
+    static final class FilterEnrich implements FlatMapFunction<byte[], byte[]> {
+        @Override
+        public void flatMap(byte[] value, Collector<byte[]> out) {
+            if (value == null) {
+                return;
+            }
+            byte[] output = Stateless.transform(value);
+            if (output != null) {
+                out.collect(output);
+            }
+        }
+    }
+
+    /** Checkpoints of this consumer group, kept across restarts with the same environment. */
+    static Path checkpointRoot(Settings settings) throws IOException {
+        String name = settings.groupId().replaceAll("[^A-Za-z0-9._-]", "_");
+        Path root = Path.of(System.getProperty("java.io.tmpdir"), "streamsuite-flink", name);
+        Files.createDirectories(root);
+        removeStale(root.getParent());
+        return root;
+    }
+
+    /** The newest completed checkpoint of any earlier job of this group. */
+    static Optional<Path> newestCheckpoint(Path root) throws IOException {
+        try (Stream<Path> jobs = Files.list(root)) {
+            return jobs.flatMap(FlinkApp::checkpointsOf)
+                    .filter(chk -> Files.isRegularFile(chk.resolve("_metadata")))
+                    .max(Comparator.comparing(chk -> modified(chk.resolve("_metadata"))));
+        }
+    }
+
+    private static boolean hasCompletedCheckpoint(Path jobDir) {
+        return Files.isDirectory(jobDir)
+                && checkpointsOf(jobDir).anyMatch(chk -> Files.isRegularFile(chk.resolve("_metadata")));
+    }
+
+    /** The id of the newest completed checkpoint in a job's folder, or -1. */
+    private static long newestCheckpointId(Path jobDir) {
+        return checkpointsOf(jobDir)
+                .filter(chk -> Files.isRegularFile(chk.resolve("_metadata")))
+                .mapToLong(chk -> Long.parseLong(chk.getFileName().toString().substring(4)))
+                .max()
+                .orElse(-1);
+    }
+
+    private static Stream<Path> checkpointsOf(Path jobDir) {
+        try (Stream<Path> entries = Files.list(jobDir)) {
+            return entries.filter(p -> p.getFileName().toString().startsWith("chk-")).toList().stream();
+        } catch (IOException e) {
+            return Stream.empty();
+        }
+    }
+
+    private static FileTime modified(Path path) {
+        try {
+            return Files.getLastModifiedTime(path);
+        } catch (IOException e) {
+            return FileTime.fromMillis(0);
+        }
+    }
+
+    /** Once the new job has a checkpoint of its own, the earlier jobs' are not needed. */
+    private static void removeOtherJobs(Path root, Path keep) {
+        try (Stream<Path> jobs = Files.list(root)) {
+            jobs.filter(job -> !job.equals(keep)).forEach(FlinkApp::deleteTree);
+        } catch (IOException e) {
+            System.err.println("flink: cleaning " + root + ": " + e);
+        }
+    }
+
+    /** Checkpoint folders of runs untouched for a day: left by runs that ended long ago. */
+    private static void removeStale(Path base) {
+        long cutoff = System.currentTimeMillis() - Duration.ofDays(1).toMillis();
+        try (Stream<Path> groups = Files.list(base)) {
+            groups.filter(g -> modified(g).toMillis() < cutoff).forEach(FlinkApp::deleteTree);
+        } catch (IOException e) {
+            System.err.println("flink: cleaning " + base + ": " + e);
+        }
+    }
+
+    private static void deleteTree(Path path) {
+        try (Stream<Path> walk = Files.walk(path)) {
+            walk.sorted(Comparator.reverseOrder()).forEach(p -> {
+                try {
+                    Files.deleteIfExists(p);
+                } catch (IOException e) {
+                    throw new UncheckedIOException(e);
+                }
+            });
+        } catch (IOException | UncheckedIOException e) {
+            System.err.println("flink: removing " + path + ": " + e);
+        }
+    }
+}

@@ -1,0 +1,438 @@
+//! Getting a product onto this machine: a virtualenv (pip) or a Maven build
+//! per version in `<cache>/products/<name>/<version>/`, or a binary the
+//! machine already has.
+//!
+//! An install counts only once its marker file exists; the marker is written
+//! last, so an install that failed or was interrupted is redone from scratch.
+//! The tools' output goes to `install.log` in the install folder, never to the
+//! console.
+
+use std::fs::{self, File};
+use std::os::unix::fs::PermissionsExt;
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use crate::cache::Cache;
+use crate::config::{Install, Product};
+use crate::interrupt::{Interrupt, Interrupted};
+use crate::process;
+
+/// Written last into an install folder: its presence means the install is whole.
+const MARKER: &str = ".installed";
+/// The tools' output, kept in the install folder.
+const LOG: &str = "install.log";
+
+/// Whether a product can run on this machine, and if not, how to fix that.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Availability {
+    /// Part of the suite, or a binary found on this machine.
+    Runnable,
+    /// Installed in the cache for the version asked.
+    Installed,
+    /// Not installed yet; the tools to install it are here, and the first
+    /// run installs it.
+    Installable,
+    NotInstalled {
+        hint: String,
+    },
+}
+
+/// A product ready to start: the version that runs and where it is.
+#[derive(Debug, Clone)]
+pub struct Installation {
+    pub version: String,
+    /// `{install}`: the install folder (pip and maven).
+    pub dir: Option<PathBuf>,
+    /// `{bin}`: the binary found (binary).
+    pub bin: Option<PathBuf>,
+}
+
+/// `version` if given, else the product's default.
+fn chosen_version(product: &Product, version: Option<&str>) -> String {
+    version.map_or_else(|| product.resolved_version(), str::to_string)
+}
+
+/// Whether `product` at `version` (default: its own) can run here, and
+/// whether that version is installed yet.
+pub fn availability(product: &Product, version: Option<&str>, cache: &Cache) -> Availability {
+    let installable = matches!(product.install, Install::Maven { .. } | Install::Pip { .. });
+    let marker = cache
+        .product_dir(&product.name, &chosen_version(product, version))
+        .join(MARKER);
+    if installable && marker.exists() {
+        return Availability::Installed;
+    }
+    capability(product)
+}
+
+/// Whether `product` can run on this machine at all, whatever the cache holds:
+/// a built-in or a binary found is runnable, an install kind whose tools are
+/// here is installable.
+pub fn capability(product: &Product) -> Availability {
+    match &product.install {
+        Install::Builtin => Availability::Runnable,
+        Install::Binary { env, command, hint } => match find_binary(env, command, hint) {
+            Ok(_) => Availability::Runnable,
+            Err(hint) => Availability::NotInstalled { hint },
+        },
+        Install::Maven { .. } | Install::Pip { .. } => {
+            let missing: Vec<&str> = tools_needed(&product.install)
+                .iter()
+                .copied()
+                .filter(|tool| find_on_path(tool).is_none())
+                .collect();
+            if missing.is_empty() {
+                Availability::Installable
+            } else {
+                Availability::NotInstalled {
+                    hint: format!(
+                        "installing it needs {} on PATH",
+                        missing
+                            .iter()
+                            .map(|t| format!("`{t}`"))
+                            .collect::<Vec<_>>()
+                            .join(" and ")
+                    ),
+                }
+            }
+        }
+    }
+}
+
+/// The programs an install kind runs.
+fn tools_needed(install: &Install) -> &'static [&'static str] {
+    match install {
+        Install::Maven { .. } => &["mvn", "java"],
+        Install::Pip { .. } => &["python3"],
+        Install::Builtin | Install::Binary { .. } => &[],
+    }
+}
+
+/// Makes `product` at `version` (default: its own) ready to start, installing
+/// it first if needed. A binary that is missing is an error carrying its hint.
+pub fn ensure_installed(
+    product: &Product,
+    version: Option<&str>,
+    cache: &Cache,
+    interrupt: &Interrupt,
+) -> Result<Installation> {
+    let name = &product.name;
+    match &product.install {
+        Install::Builtin if version.is_some() => bail!(
+            "{name} is part of the suite and runs its version ({}); --version applies to pip and maven installs",
+            product.resolved_version()
+        ),
+        Install::Binary { .. } if version.is_some() => bail!(
+            "{name} runs the binary this machine has; --version applies to pip and maven installs"
+        ),
+        Install::Builtin => Ok(Installation {
+            version: product.resolved_version(),
+            dir: None,
+            bin: None,
+        }),
+        Install::Binary { env, command, hint } => match find_binary(env, command, hint) {
+            Ok(bin) => Ok(Installation {
+                version: product.resolved_version(),
+                dir: None,
+                bin: Some(bin),
+            }),
+            Err(hint) => bail!("{name} is not installed here: {hint}"),
+        },
+        Install::Maven { .. } | Install::Pip { .. } => {
+            let version = chosen_version(product, version);
+            let dir = cache.product_dir(name, &version);
+            if !dir.join(MARKER).exists() {
+                let _lock = InstallLock::acquire(&dir, interrupt)?;
+                // Another suite may have installed it while we waited.
+                if !dir.join(MARKER).exists() {
+                    install(product, &version, &dir, interrupt)?;
+                }
+            }
+            Ok(Installation {
+                version,
+                dir: Some(dir),
+                bin: None,
+            })
+        }
+    }
+}
+
+/// Installs from scratch into `dir`, then writes the marker.
+fn install(product: &Product, version: &str, dir: &Path, interrupt: &Interrupt) -> Result<()> {
+    let name = &product.name;
+    let kind = product.install.kind();
+    if dir.exists() {
+        fs::remove_dir_all(dir).with_context(|| format!("removing {}", dir.display()))?;
+    }
+    fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let log = dir.join(LOG);
+    let spinner = Spinner::start(&format!(
+        "installing {name} {version} ({kind}) into {} ...",
+        dir.display()
+    ));
+    let steps = match &product.install {
+        Install::Maven { version_property } => {
+            vec![maven_build(product.dir(), version_property, version, dir)]
+        }
+        Install::Pip { packages } => pip_install(packages, version, dir),
+        Install::Builtin | Install::Binary { .. } => Vec::new(),
+    };
+    for mut step in steps {
+        let program = Path::new(step.get_program())
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        let out = File::options().create(true).append(true).open(&log)?;
+        step.stdin(Stdio::null())
+            .stdout(out.try_clone()?)
+            .stderr(out);
+        let cannot_start = format!("installing {name} {version}: could not run `{program}`");
+        let status = process::run_tool(&mut step, interrupt, &cannot_start);
+        match status {
+            Ok(status) if status.success() => {}
+            Ok(status) => {
+                spinner.finish();
+                bail!(
+                    "installing {name} {version} ({kind}) failed: `{program}` {status}; its output is in {}",
+                    log.display()
+                );
+            }
+            Err(err) => {
+                spinner.finish();
+                return Err(err);
+            }
+        }
+    }
+    fs::write(dir.join(MARKER), version)?;
+    spinner.finish();
+    Ok(())
+}
+
+/// `mvn package` of the product's pom, building into `<dir>/build`.
+fn maven_build(product_dir: &Path, property: &str, version: &str, dir: &Path) -> Command {
+    let mut mvn = Command::new("mvn");
+    mvn.args(["-B", "-q", "-f"])
+        .arg(product_dir.join("pom.xml"))
+        .arg(format!("-D{property}={version}"))
+        .arg(format!("-Dsuite.build.dir={}", dir.join("build").display()))
+        .args(["-DskipTests", "package"]);
+    mvn
+}
+
+/// A virtualenv in `<dir>/venv`, then pip installs `packages` into it.
+fn pip_install(packages: &[String], version: &str, dir: &Path) -> Vec<Command> {
+    let venv = dir.join("venv");
+    let mut create = Command::new("python3");
+    create.args(["-m", "venv"]).arg(&venv);
+    let mut pip = Command::new(venv.join("bin").join("pip"));
+    pip.args(["install", "--disable-pip-version-check"])
+        .args(packages.iter().map(|p| p.replace("{version}", version)));
+    vec![create, pip]
+}
+
+/// `$env` if it is set, else `command` on PATH; when neither gives an
+/// executable, the hint to show, saying what was wrong with `$env`.
+fn find_binary(env: &str, command: &str, hint: &str) -> Result<PathBuf, String> {
+    match std::env::var_os(env).filter(|v| !v.is_empty()) {
+        Some(path) if is_executable(Path::new(&path)) => Ok(PathBuf::from(path)),
+        Some(path) => Err(format!(
+            "{env}={} is not an executable file; {hint}",
+            Path::new(&path).display()
+        )),
+        None => find_on_path(command).ok_or_else(|| hint.to_string()),
+    }
+}
+
+/// The first executable called `command` in PATH.
+fn find_on_path(command: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(command))
+        .find(|candidate| is_executable(candidate))
+}
+
+fn is_executable(path: &Path) -> bool {
+    fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+}
+
+/// An exclusive lock on one install folder, so two suites never install the
+/// same version at once; released when dropped.
+struct InstallLock {
+    _file: File,
+}
+
+impl InstallLock {
+    fn acquire(dir: &Path, interrupt: &Interrupt) -> Result<InstallLock> {
+        let parent = dir.parent().unwrap_or(dir);
+        fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+        let mut name = dir.file_name().unwrap_or_default().to_os_string();
+        name.push(".lock");
+        let path = parent.join(name);
+        let file = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+        let mut told = false;
+        loop {
+            // SAFETY: flock on a descriptor this function owns.
+            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+                return Ok(InstallLock { _file: file });
+            }
+            if interrupt.is_set() {
+                return Err(Interrupted.into());
+            }
+            if !told {
+                eprintln!("waiting for another install into {} ...", dir.display());
+                told = true;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
+/// A spinner on a terminal, else the same message as one line.
+struct Spinner(ProgressBar);
+
+impl Spinner {
+    fn start(message: &str) -> Spinner {
+        let bar = ProgressBar::new_spinner();
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg} {elapsed}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.set_message(message.to_string());
+        if bar.is_hidden() {
+            eprintln!("{message}");
+        } else {
+            bar.enable_steady_tick(Duration::from_millis(120));
+        }
+        Spinner(bar)
+    }
+
+    fn finish(&self) {
+        self.0.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Product;
+
+    fn product(dir: &Path, install: &str, start: &str) -> Product {
+        let path = dir.join("p").join("product.yaml");
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(
+            &path,
+            format!(
+                "name: p\ndescription: d\nversion: \"1.0\"\ninstall: {install}\nstart: {start}\n\
+                 ready: {{stdout_contains: ready}}\nworkloads: [stateless]\n\
+                 lines:\n  - {{name: p, delivery: at-least-once, delivery_detail: x}}\n\
+                 characteristics: {{processing: a, engine: b, scaling: c, decode: d}}\n"
+            ),
+        )
+        .unwrap();
+        Product::from_file(&path).unwrap()
+    }
+
+    fn cache(dir: &Path) -> Cache {
+        Cache::at(dir.join("cache"))
+    }
+
+    #[test]
+    fn a_missing_binary_is_not_installed_with_its_hint() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = product(
+            dir.path(),
+            "{kind: binary, env: SS_TEST_NO_SUCH_BIN, command: ss-no-such-command, hint: get it}",
+            "[\"{bin}\"]",
+        );
+        let cache = cache(dir.path());
+        assert_eq!(
+            availability(&p, None, &cache),
+            Availability::NotInstalled {
+                hint: "get it".into()
+            }
+        );
+        let err = ensure_installed(&p, None, &cache, &Interrupt::none())
+            .unwrap_err()
+            .to_string();
+        assert_eq!(err, "p is not installed here: get it");
+    }
+
+    #[test]
+    fn a_binary_on_path_is_runnable() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = product(
+            dir.path(),
+            "{kind: binary, env: SS_TEST_NO_SUCH_BIN, command: sh, hint: h}",
+            "[\"{bin}\"]",
+        );
+        let cache = cache(dir.path());
+        assert_eq!(availability(&p, None, &cache), Availability::Runnable);
+        let found = ensure_installed(&p, None, &cache, &Interrupt::none()).unwrap();
+        assert!(found.bin.unwrap().ends_with("sh"));
+        assert_eq!(found.version, "1.0");
+    }
+
+    #[test]
+    fn an_install_counts_only_with_its_marker() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = product(
+            dir.path(),
+            "{kind: pip, packages: [x]}",
+            "[\"{install}/x\"]",
+        );
+        let cache = cache(dir.path());
+        let folder = cache.product_dir("p", "2.0");
+        fs::create_dir_all(folder.join("venv")).unwrap();
+        assert_ne!(
+            availability(&p, Some("2.0"), &cache),
+            Availability::Installed
+        );
+        fs::write(folder.join(MARKER), "2.0").unwrap();
+        assert_eq!(
+            availability(&p, Some("2.0"), &cache),
+            Availability::Installed
+        );
+        let installed = ensure_installed(&p, Some("2.0"), &cache, &Interrupt::none()).unwrap();
+        assert_eq!(installed.version, "2.0");
+        assert_eq!(installed.dir.unwrap(), folder);
+    }
+
+    #[test]
+    fn a_failed_install_names_the_product_and_its_log() {
+        let dir = tempfile::tempdir().unwrap();
+        // No pom.xml in the product folder: Maven fails at once.
+        let p = product(
+            dir.path(),
+            "{kind: maven, version_property: x.version}",
+            "[java, -jar, \"{install}/build/app.jar\"]",
+        );
+        if find_on_path("mvn").is_none() {
+            return;
+        }
+        let cache = cache(dir.path());
+        let err = ensure_installed(&p, None, &cache, &Interrupt::none())
+            .unwrap_err()
+            .to_string();
+        let log = cache.product_dir("p", "1.0").join(LOG);
+        assert!(err.starts_with("installing p 1.0 (maven) failed"), "{err}");
+        assert!(err.contains(&log.display().to_string()), "{err}");
+        assert!(!err.contains('\n'), "{err}");
+        assert!(!cache.product_dir("p", "1.0").join(MARKER).exists());
+    }
+
+    #[test]
+    fn builtin_and_binary_refuse_another_version() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = product(dir.path(), "{kind: builtin}", "[x]");
+        let err = ensure_installed(&p, Some("9"), &cache(dir.path()), &Interrupt::none())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("--version applies to pip and maven"), "{err}");
+    }
+}

@@ -1,0 +1,194 @@
+//! Peer products: each runnable line installs through `suite install` (cached
+//! in the cache directory by version, so only the first test run pays for it)
+//! and makes a short real run at a low rate; installs are not redone; a
+//! product whose binary is missing is listed with its hint and refused.
+
+use libtest_mimic::Trial;
+use streamsuite::analysis::Regime;
+use streamsuite::cache::Cache;
+use streamsuite::config::{Delivery, Suite};
+use streamsuite::gendata::event::eu_share;
+
+use crate::support::{
+    config_with_products, did_the_same_work, ensure, output, records, repo, stateless_run, suite,
+    suite_with,
+};
+use crate::trial;
+
+pub fn trials() -> Vec<Trial> {
+    vec![
+        trial("quix_line_runs_the_stateless_workload", || {
+            installed_line_keeps_up("quix", Delivery::AtLeastOnce)
+        }),
+        trial("quix_eos_line_runs_the_stateless_workload", || {
+            installed_line_keeps_up("quix-eos", Delivery::ExactlyOnce)
+        }),
+        trial("faststream_line_runs_the_stateless_workload", || {
+            installed_line_keeps_up("faststream", Delivery::AtLeastOnce)
+        }),
+        trial("flink_line_runs_the_stateless_workload", || {
+            installed_line_keeps_up("flink", Delivery::AtLeastOnce)
+        }),
+        trial("flink_eos_line_runs_the_stateless_workload", || {
+            installed_line_keeps_up("flink-eos", Delivery::ExactlyOnce)
+        }),
+        trial("kafka_streams_line_runs_the_stateless_workload", || {
+            installed_line_keeps_up("kafka-streams", Delivery::AtLeastOnce)
+        }),
+        trial("kafka_streams_eos_line_runs_the_stateless_workload", || {
+            installed_line_keeps_up("kafka-streams-eos", Delivery::ExactlyOnce)
+        }),
+        trial(
+            "an_installed_version_is_not_installed_again",
+            an_installed_version_is_not_installed_again,
+        ),
+        trial(
+            "a_missing_binary_is_listed_with_its_hint_and_refused_by_run",
+            a_missing_binary_is_listed_with_its_hint_and_refused_by_run,
+        ),
+    ]
+}
+
+/// `suite install LINE`, then 8 s of warm-up (a JVM or a Python interpreter
+/// still settling) and a 10 s window at 1000 records/s: one ok record
+/// of the version product.yaml names, keep-up, and the eu-* share kept.
+fn installed_line_keeps_up(line: &str, delivery: Delivery) -> Result<(), String> {
+    let install = output(suite().args(["install", line]))?;
+    ensure(
+        install.status.success(),
+        "the install must succeed",
+        &install,
+    )?;
+    let (out, record) = stateless_run(line, delivery, 1000, 8, 10)?;
+    let r = &record;
+    ensure(
+        r.version == default_version(line)?,
+        &format!("the version run is product.yaml's, got {}", r.version),
+        &out,
+    )?;
+    ensure(r.regime == Some(Regime::KeepUp), "keep-up expected", &out)?;
+    let figure = |name: &str| {
+        r.metrics
+            .get(name)
+            .map(|m| m.value)
+            .ok_or_else(|| format!("metric {name} missing"))
+    };
+    let offered = figure("offered_per_s")?;
+    let consumed = figure("consumed_per_s")?;
+    ensure(
+        (consumed - offered).abs() / offered < 0.1,
+        &format!("consumed {consumed} within 10% of offered {offered}"),
+        &out,
+    )?;
+    let share = figure("output_per_s")? / consumed;
+    ensure(
+        (share / eu_share() - 1.0).abs() < 0.1,
+        &format!(
+            "output/consumed {share:.4} within 10% of the eu-* share {}",
+            eu_share()
+        ),
+        &out,
+    )?;
+    ensure(figure("latency_count")? > 0.0, "records timed", &out)?;
+    ensure(figure("cpu_avg_pct")? > 0.0, "product CPU sampled", &out)?;
+    did_the_same_work(r, &out)
+}
+
+/// The version `suite run LINE` runs when no --version is given.
+fn default_version(line: &str) -> Result<String, String> {
+    let suite = Suite::load(&repo().join("bench.yaml")).map_err(|e| e.to_string())?;
+    let found = suite.line(line, None).map_err(|e| e.to_string())?;
+    Ok(found.product.resolved_version())
+}
+
+/// A second `suite install` of the same version finds the first one's marker
+/// and returns at once; `suite list` says it is installed.
+fn an_installed_version_is_not_installed_again() -> Result<(), String> {
+    let first = output(suite().args(["install", "faststream"]))?;
+    ensure(first.status.success(), "the install must succeed", &first)?;
+    let version = default_version("faststream")?;
+    let cache = Cache::from_settings(None).map_err(|e| e.to_string())?;
+    let log = cache
+        .product_dir("faststream", &version)
+        .join("install.log");
+    let modified = || {
+        std::fs::metadata(&log)
+            .and_then(|m| m.modified())
+            .map_err(|e| e.to_string())
+    };
+    let before = modified()?;
+    let again = output(suite().args(["install", "faststream"]))?;
+    ensure(
+        again.status.success()
+            && String::from_utf8_lossy(&again.stdout).contains("is already installed in"),
+        "the second install must find the first",
+        &again,
+    )?;
+    ensure(
+        modified()? == before,
+        "pip did not run again: the install log is untouched",
+        &again,
+    )?;
+    let list = output(suite().arg("list"))?;
+    ensure(
+        String::from_utf8_lossy(&list.stdout)
+            .lines()
+            .any(|l| l.starts_with("faststream ") && l.contains(&format!("(installed {version})"))),
+        "suite list says which version is installed",
+        &list,
+    )
+}
+
+/// A stand-in product (never a published result) whose binary is nowhere.
+const ABSENT_PRODUCT: &str = r#"name: absent
+description: A test double whose binary this machine does not have.
+version: "1.0"
+install:
+  kind: binary
+  env: SS_TEST_ABSENT_BIN
+  command: ss-test-absent-command
+  hint: "get ss-test-absent-command from its vendor"
+start: ["{bin}"]
+ready: {stdout_contains: "absent ready"}
+workloads: [stateless]
+lines:
+  - {name: absent, delivery: at-least-once, delivery_detail: none}
+  - {name: absent-eos, delivery: exactly-once, delivery_detail: none}
+characteristics: {processing: none, engine: none, scaling: none, decode: none}
+"#;
+
+fn a_missing_binary_is_listed_with_its_hint_and_refused_by_run() -> Result<(), String> {
+    let dir = config_with_products(&[("absent", ABSENT_PRODUCT)])?;
+    let bench = dir.path().join("bench.yaml");
+    let list = output(suite_with(&bench).arg("list"))?;
+    let hint = "not installed here: get ss-test-absent-command from its vendor";
+    let text = String::from_utf8_lossy(&list.stdout).to_string();
+    ensure(
+        list.status.success()
+            && ["absent ", "absent-eos "].iter().all(|line| {
+                text.lines()
+                    .any(|l| l.starts_with(line) && l.ends_with(hint))
+            }),
+        "both lines are listed as not installed, with the hint",
+        &list,
+    )?;
+    let results = dir.path().join("results");
+    let run = output(
+        suite_with(&bench)
+            .args(["run", "absent-eos", "stateless", "--results"])
+            .arg(&results),
+    )?;
+    let err = String::from_utf8_lossy(&run.stderr).to_string();
+    ensure(run.status.code() == Some(1), "exit code 1 expected", &run)?;
+    ensure(
+        err.lines().count() == 1
+            && err.contains("absent is not installed here: get ss-test-absent-command"),
+        "one line with the hint",
+        &run,
+    )?;
+    ensure(
+        records(&results, "stateless")?.is_empty(),
+        "no record for a product that is not installed",
+        &run,
+    )
+}
