@@ -27,7 +27,7 @@ fn pages_show_every_kind_of_run() {
         "median of 3 runs",
         "saturated",
         "draining",
-        "no pair yet",
+        "no such line",
         "fakeflow-eos exited (exit status: 1)",
         "brand-new-flag",
         "4,210 ms",

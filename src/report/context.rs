@@ -349,7 +349,7 @@ pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> Worklo
         latency_chart,
         throughput: throughput_table(records, &lines),
         series_charts: series_charts(&lines),
-        eos_cost: eos_cost_table(records, &lines),
+        eos_cost: eos_cost_table(suite, records, &lines),
         resources: resources_table(records, &lines),
         sanity: sanity::sanity_table(&lines),
         sanity_verdict: sanity::sanity_verdict(&lines),
@@ -750,7 +750,7 @@ fn transition(alos: &[&RunRecord], eos: &[&RunRecord], name: &str) -> Cell {
     }
 }
 
-fn eos_cost_table(records: &[RunRecord], lines: &[LineRuns<'_>]) -> Table {
+fn eos_cost_table(suite: &Suite, records: &[RunRecord], lines: &[LineRuns<'_>]) -> Table {
     let mut table = Table::new(
         "Cost of exactly-once",
         vec![
@@ -777,10 +777,19 @@ fn eos_cost_table(records: &[RunRecord], lines: &[LineRuns<'_>]) -> Table {
     }
     for (eos_name, alos_name) in pairs {
         let (Some(eos), Some(alos)) = (find(&eos_name), find(&alos_name)) else {
+            // A line no product defines and no record names will never pair.
+            let defined = |name: &str| {
+                suite.lines().any(|l| l.line.name == name) || lines.iter().any(|l| l.name == name)
+            };
+            let why = if defined(&eos_name) && defined(&alos_name) {
+                "no pair yet"
+            } else {
+                "no such line"
+            };
             let mut row = vec![
                 Cell::text(&eos_name),
                 Cell::text(&alos_name),
-                Cell::text("no pair yet").with_class("na"),
+                Cell::text(why).with_class("na"),
             ];
             row.extend((0..5).map(|_| Cell::text("")));
             table.rows.push(row);

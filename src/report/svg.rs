@@ -119,7 +119,7 @@ pub enum XAxis {
 }
 
 const LEFT: f64 = 64.0;
-const RIGHT: f64 = 120.0;
+const RIGHT: f64 = 170.0;
 const TOP: f64 = 16.0;
 const BOTTOM: f64 = 42.0;
 
