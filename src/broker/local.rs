@@ -291,10 +291,33 @@ fn reap(pid: u32) {
 }
 
 /// A random KRaft cluster id: 16 bytes, URL-safe base64 without padding.
+/// Like Kafka's own ids, never one starting with `-`, which the storage
+/// tool's command line would take for an option.
 fn cluster_id() -> Result<String> {
     use base64::Engine;
     use std::io::Read;
-    let mut bytes = [0u8; 16];
-    fs::File::open("/dev/urandom")?.read_exact(&mut bytes)?;
-    Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
+    let mut urandom = fs::File::open("/dev/urandom")?;
+    loop {
+        let mut bytes = [0u8; 16];
+        urandom.read_exact(&mut bytes)?;
+        let id = base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes);
+        if !id.starts_with('-') {
+            return Ok(id);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cluster_ids_never_look_like_options() {
+        // One id in 64 would start with `-` if nothing prevented it.
+        for _ in 0..2000 {
+            let id = cluster_id().unwrap();
+            assert_eq!(id.len(), 22);
+            assert!(!id.starts_with('-'), "{id}");
+        }
+    }
 }
