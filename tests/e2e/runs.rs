@@ -11,8 +11,8 @@ use streamsuite::gendata::event::eu_share;
 use streamsuite::results::{RunRecord, Status};
 
 use crate::support::{
-    config_with_products, did_the_same_work, ensure, output, records, run_suite, stateless_run,
-    suite, suite_with,
+    config_with_products, did_the_same_work, ensure, output, records, run_rustpipe_with,
+    stateless_run, suite, suite_with,
 };
 use crate::trial;
 
@@ -243,12 +243,6 @@ fn external_broker_is_one_setting_away() -> Result<(), String> {
 /// rustpipe made slow on purpose (2 ms of CPU per record: ~500 records/s at
 /// most), fed 2000 records/s.
 fn overloaded_run_is_saturated_and_quotes_no_latency() -> Result<(), String> {
-    let slow = format!(
-        "{}settings:\n  work_us_per_record: 2000\n",
-        crate::support::RUSTPIPE_PRODUCT
-    );
-    let dir = config_with_products(&[("rustpipe", &slow)])?;
-    let results = dir.path().join("results");
     let args = [
         "rustpipe",
         "stateless",
@@ -259,9 +253,8 @@ fn overloaded_run_is_saturated_and_quotes_no_latency() -> Result<(), String> {
         "--window",
         "8",
     ];
-    let out = run_suite(&dir.path().join("bench.yaml"), &args, &results)?;
+    let (out, records) = run_rustpipe_with("  work_us_per_record: 2000\n", &args)?;
     ensure(out.status.success(), "the run itself must succeed", &out)?;
-    let records = records(&results, "stateless")?;
     ensure(records.len() == 1, "one record expected", &out)?;
     let r = &records[0];
     ensure(

@@ -38,6 +38,20 @@ pub fn run_suite(bench: &Path, args: &[&str], results: &Path) -> Result<Output, 
     )
 }
 
+/// One run of rustpipe with `settings` (product.yaml `settings:` lines) in a
+/// copy of the repository's configuration: `suite run ARGS...`, its output and
+/// the records it wrote.
+pub fn run_rustpipe_with(
+    settings: &str,
+    args: &[&str],
+) -> Result<(Output, Vec<RunRecord>), String> {
+    let product = format!("{RUSTPIPE_PRODUCT}settings:\n{settings}");
+    let dir = config_with_products(&[("rustpipe", &product)])?;
+    let results = dir.path().join("results");
+    let out = run_suite(&dir.path().join("bench.yaml"), args, &results)?;
+    Ok((out, records(&results, "stateless")?))
+}
+
 /// Runs a command and returns its output, or an error that shows it all.
 pub fn output(command: &mut Command) -> Result<Output, String> {
     command

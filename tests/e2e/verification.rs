@@ -5,7 +5,7 @@ use libtest_mimic::Trial;
 use streamsuite::gendata::event::Core;
 use streamsuite::results::{RunRecord, Verification};
 
-use crate::support::{config_with_products, ensure, records, repo, run_suite};
+use crate::support::{ensure, records, repo, run_rustpipe_with, run_suite};
 use crate::trial;
 
 pub fn trials() -> Vec<Trial> {
@@ -140,12 +140,6 @@ fn alos_line_counts_what_a_kill_duplicated() -> Result<(), String> {
 /// rustpipe with faults put in: kept records with an even sequence number
 /// are dropped, and those divisible by 7 (and odd) get a wrong ratio.
 fn broken_pipeline_is_caught_with_the_right_counts() -> Result<(), String> {
-    let broken = format!(
-        "{}settings:\n  drop_every: 2\n  corrupt_every: 7\n",
-        crate::support::RUSTPIPE_PRODUCT
-    );
-    let dir = config_with_products(&[("rustpipe", &broken)])?;
-    let results = dir.path().join("results");
     let args = [
         "rustpipe-eos",
         "stateless",
@@ -156,13 +150,12 @@ fn broken_pipeline_is_caught_with_the_right_counts() -> Result<(), String> {
         "--window",
         "6",
     ];
-    let out = run_suite(&dir.path().join("bench.yaml"), &args, &results)?;
+    let (out, all) = run_rustpipe_with("  drop_every: 2\n  corrupt_every: 7\n", &args)?;
     ensure(
         out.status.code() == Some(1),
         "a failed verification exits 1",
         &out,
     )?;
-    let all = records(&results, "stateless")?;
     ensure(all.len() == 1, "the run is still recorded", &out)?;
     let r = &all[0];
     let v = r.verification.as_ref().ok_or("verification missing")?;
