@@ -214,9 +214,7 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
         let path = results::append_record(&results_dir, &record)?;
         runner::print_summary(&record);
         eprintln!("  appended to {}", path.display());
-        if record.status == Status::Failed
-            || record.flags.iter().any(|f| f == "verification-failed")
-        {
+        if record.status == Status::Failed || record.has_flag(results::flag::VERIFICATION_FAILED) {
             failed += 1;
         }
         // The pages always show the newest result; a page that fails to

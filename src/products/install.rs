@@ -171,7 +171,7 @@ fn install(product: &Product, version: &str, dir: &Path, interrupt: &Interrupt) 
     }
     fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let log = dir.join(LOG);
-    let spinner = Spinner::start(&format!(
+    let _spinner = Spinner::start(&format!(
         "installing {name} {version} ({kind}) into {} ...",
         dir.display()
     ));
@@ -196,21 +196,14 @@ fn install(product: &Product, version: &str, dir: &Path, interrupt: &Interrupt) 
         let status = process::run_tool(&mut step, interrupt, &cannot_start);
         match status {
             Ok(status) if status.success() => {}
-            Ok(status) => {
-                spinner.finish();
-                bail!(
-                    "installing {name} {version} ({kind}) failed: `{program}` {status}; its output is in {}",
-                    log.display()
-                );
-            }
-            Err(err) => {
-                spinner.finish();
-                return Err(err);
-            }
+            Ok(status) => bail!(
+                "installing {name} {version} ({kind}) failed: `{program}` {status}; its output is in {}",
+                log.display()
+            ),
+            Err(err) => return Err(err),
         }
     }
     fs::write(dir.join(MARKER), version)?;
-    spinner.finish();
     Ok(())
 }
 
@@ -293,7 +286,8 @@ impl InstallLock {
     }
 }
 
-/// A spinner on a terminal, else the same message as one line.
+/// A spinner on a terminal, else the same message as one line; cleared when
+/// dropped, however the install ends.
 struct Spinner(ProgressBar);
 
 impl Spinner {
@@ -311,8 +305,10 @@ impl Spinner {
         }
         Spinner(bar)
     }
+}
 
-    fn finish(&self) {
+impl Drop for Spinner {
+    fn drop(&mut self) {
         self.0.finish_and_clear();
     }
 }

@@ -17,10 +17,7 @@ use super::table::{
 use crate::analysis::{spread, Regime, Spread};
 use crate::config::{Suite, Workload};
 use crate::products::{self, Availability};
-use crate::results::{Better, RunRecord, Status};
-
-/// The flag a run with an injected crash carries.
-const CHAOS_FLAG: &str = "chaos";
+use crate::results::{flag, Better, RunRecord, Status};
 
 /// Everything the index page shows.
 #[derive(Debug, Serialize)]
@@ -133,7 +130,7 @@ pub(super) fn comparable(record: &RunRecord) -> bool {
 }
 
 pub(super) fn is_chaos(record: &RunRecord) -> bool {
-    record.chaos.is_some() || record.flags.iter().any(|f| f == CHAOS_FLAG)
+    record.chaos.is_some() || record.has_flag(flag::CHAOS)
 }
 
 /// Line names in page order: the configuration's order, then unknown ones.

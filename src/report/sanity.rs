@@ -6,7 +6,7 @@
 use super::context::{comparable, is_chaos, LineRuns, Verdict};
 use super::table::{date_time, grouped, number, signed_percent, Cell, Column, Table};
 use crate::config::Delivery;
-use crate::results::RunRecord;
+use crate::results::{flag, RunRecord};
 
 /// The runs the sanity table shows per line: the newest comparable run, and
 /// the newest run with a crash injected.
@@ -165,7 +165,7 @@ fn problems(run: &RunRecord) -> Vec<String> {
                 s.enrichment_mismatched, s.enrichment_checked
             ));
         }
-    } else if run.flags.iter().any(|f| f == "sanity-warning") {
+    } else if run.has_flag(flag::SANITY_WARNING) {
         out.push("sanity warning".to_string());
     }
     if let Some(v) = &run.verification {
@@ -176,7 +176,7 @@ fn problems(run: &RunRecord) -> Vec<String> {
                 v.verdict, v.missing, v.duplicated, v.unexpected, v.corrupted
             ));
         }
-    } else if run.flags.iter().any(|f| f == "verification-failed") {
+    } else if run.has_flag(flag::VERIFICATION_FAILED) {
         out.push("verification failed".to_string());
     }
     if run

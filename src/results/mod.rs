@@ -169,6 +169,24 @@ pub struct Chaos {
     pub recovery_ms: Option<f64>,
 }
 
+/// The flags a record may carry, in the order they are set
+/// (docs/results-schema.md says when each applies).
+pub mod flag {
+    pub const UNREADABLE_OUTPUT: &str = "unreadable-output";
+    pub const GENERATOR_BEHIND: &str = "generator-behind";
+    pub const HOST_SATURATED: &str = "host-saturated";
+    pub const CHAOS: &str = "chaos";
+    pub const SANITY_WARNING: &str = "sanity-warning";
+    pub const VERIFICATION_FAILED: &str = "verification-failed";
+}
+
+impl RunRecord {
+    /// Whether the record carries `flag` (one of [`flag`]).
+    pub fn has_flag(&self, flag: &str) -> bool {
+        self.flags.iter().any(|f| f == flag)
+    }
+}
+
 /// Which way a figure is better.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]

@@ -34,7 +34,7 @@ use crate::probe::{ProbeSummary, READY_LINE as PROBE_READY};
 use crate::process::Supervised;
 use crate::products::{self, Installation, LaunchSettings};
 use crate::results::{
-    Better, Chaos, Metric, RunConfig, RunRecord, Status, Verification, SCHEMA_VERSION,
+    flag, Better, Chaos, Metric, RunConfig, RunRecord, Status, Verification, SCHEMA_VERSION,
 };
 use chaos::{ChaosPlan, ResumeWatch};
 use monitor::{Grid, Monitor, SampleRow, Watched};
@@ -527,17 +527,17 @@ fn judge(record: &mut RunRecord, m: &Measured, config: &RunConfig, tolerances: &
     };
 
     if m.probe.unreadable > 0 {
-        record.flags.push("unreadable-output".into());
+        record.flags.push(flag::UNREADABLE_OUTPUT.into());
     }
     if m.gendata.behind_p99_ms > tolerances.generator_behind_ms {
-        record.flags.push("generator-behind".into());
+        record.flags.push(flag::GENERATOR_BEHIND.into());
     }
     if resources
         .host
         .as_ref()
         .is_some_and(|h| h.busy_avg_pct > tolerances.host_busy_pct)
     {
-        record.flags.push("host-saturated".into());
+        record.flags.push(flag::HOST_SATURATED.into());
     }
     if m.gendata.delivery_errors > 0 {
         record.status = Status::Failed;
@@ -643,7 +643,7 @@ fn judge(record: &mut RunRecord, m: &Measured, config: &RunConfig, tolerances: &
 
     // Latency is quoted only where it means something: the product kept up and
     // gendata kept its schedule.
-    let quoted = regime == Regime::KeepUp && !record.flags.iter().any(|f| f == "generator-behind");
+    let quoted = regime == Regime::KeepUp && !record.has_flag(flag::GENERATOR_BEHIND);
     if quoted {
         let out = &m.probe.output;
         figures.put("latency_p50_ms", out.p50_ms, "ms", Better::Lower);
@@ -678,7 +678,7 @@ fn judge(record: &mut RunRecord, m: &Measured, config: &RunConfig, tolerances: &
     // Sanity and verification: did the product do the workload's work, all
     // of it, once?
     if m.chaos.is_some() {
-        record.flags.push("chaos".into());
+        record.flags.push(flag::CHAOS.into());
     }
     let (breach_rate, enrichment) = match &m.verified {
         Verified::Checked {
@@ -701,13 +701,13 @@ fn judge(record: &mut RunRecord, m: &Measured, config: &RunConfig, tolerances: &
         enrichment,
     });
     if sanity.verdict != "ok" {
-        record.flags.push("sanity-warning".into());
+        record.flags.push(flag::SANITY_WARNING.into());
     }
     record.sanity = Some(sanity);
     match &m.verified {
         Verified::Checked { verification, .. } => {
             if verification.verdict != "passed" {
-                record.flags.push("verification-failed".into());
+                record.flags.push(flag::VERIFICATION_FAILED.into());
             }
             record.verification = Some(verification.clone());
         }
