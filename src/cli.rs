@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::runner::chaos::ChaosPlan;
+use crate::config::ChaosPlan;
 
 /// streamsuite: a cross-engine streaming latency suite.
 #[derive(Debug, Parser)]

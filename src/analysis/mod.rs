@@ -1,40 +1,14 @@
-//! Pure analysis of what a run measured: the regime from lag drift,
-//! efficiency figures, percentiles, sanity and exact verification. No I/O
-//! here, so all of it is unit-tested.
+//! Pure analysis of what a run measured: the window's flow and regime,
+//! efficiency figures, percentiles, sanity, exact verification, and the
+//! judgement that turns them into a record's figures and flags. No I/O here,
+//! so all of it is unit-tested.
 
+pub mod judge;
 pub mod sanity;
 pub mod verify;
+pub mod window;
 
-use serde::{Deserialize, Serialize};
-
-/// Whether the product kept up with the offered rate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Regime {
-    /// The backlog stayed flat: a sustainable point, latency is meaningful.
-    KeepUp,
-    /// The backlog grew: consumed/s is the capacity, latency is unbounded.
-    Saturated,
-    /// The backlog shrank: still eating warm-up backlog.
-    Draining,
-}
-
-impl Regime {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Regime::KeepUp => "keep-up",
-            Regime::Saturated => "saturated",
-            Regime::Draining => "draining",
-        }
-    }
-}
-
-/// (backlog at window end - backlog at window start) / records consumed in
-/// the window. With nothing consumed, the growth itself (over one record), so
-/// a stalled product with a growing backlog reads as saturated.
-pub fn lag_drift(backlog_start: i64, backlog_end: i64, consumed: i64) -> f64 {
-    (backlog_end - backlog_start) as f64 / consumed.max(1) as f64
-}
+use crate::results::Regime;
 
 /// keep-up within `tolerance`, saturated above it, draining below it.
 pub fn classify(drift: f64, tolerance: f64) -> Regime {
@@ -127,16 +101,6 @@ mod tests {
             (2.0, 1.0, 3.0, 3)
         );
         assert_eq!(spread(&[4.0, 1.0, 2.0, 3.0]).unwrap().median, 2.5);
-    }
-
-    #[test]
-    fn drift_is_backlog_growth_per_record_consumed() {
-        assert_eq!(lag_drift(100, 100, 10_000), 0.0);
-        assert!((lag_drift(100, 1100, 10_000) - 0.1).abs() < 1e-12);
-        assert!((lag_drift(5000, 0, 10_000) + 0.5).abs() < 1e-12);
-        // nothing consumed while the backlog grew: saturated, not a division by zero
-        assert_eq!(lag_drift(0, 500, 0), 500.0);
-        assert_eq!(lag_drift(0, 0, 0), 0.0);
     }
 
     #[test]

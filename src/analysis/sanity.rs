@@ -1,7 +1,7 @@
 //! Sanity: are we benching the same thing? Selectivity against the value
 //! gendata's determinism implies, the breach rate, and the enrichment check.
 
-use crate::results::Sanity;
+use crate::results::{Sanity, SanityVerdict};
 
 /// Fewer recomputed records than this is too small a sample to vouch for the
 /// enrichment.
@@ -74,7 +74,11 @@ pub fn judge_sanity(inputs: &SanityInputs) -> Sanity {
         breach_rate: inputs.breach_rate,
         enrichment_checked: checked,
         enrichment_mismatched: mismatched,
-        verdict: if problems.is_empty() { "ok" } else { "warning" }.into(),
+        verdict: if problems.is_empty() {
+            SanityVerdict::Ok
+        } else {
+            SanityVerdict::Warning
+        },
         message,
     }
 }
@@ -97,7 +101,7 @@ mod tests {
     #[test]
     fn the_expected_share_and_right_fields_are_ok() {
         let s = judge_sanity(&inputs(2_900, 10_000, (3_000, 0)));
-        assert_eq!(s.verdict, "ok", "{}", s.message);
+        assert_eq!(s.verdict, SanityVerdict::Ok, "{}", s.message);
         assert!(s.selectivity_ok);
         assert!(s.selectivity_deviation.unwrap() < 1e-9);
     }
@@ -105,30 +109,30 @@ mod tests {
     #[test]
     fn a_wrong_ratio_beyond_the_tolerance_warns() {
         let s = judge_sanity(&inputs(2_000, 10_000, (3_000, 0)));
-        assert_eq!(s.verdict, "warning");
+        assert_eq!(s.verdict, SanityVerdict::Warning);
         assert!(!s.selectivity_ok);
         assert!(s.message.contains("31.0 % off"), "{}", s.message);
         // Inside the tolerance is fine.
         assert_eq!(
             judge_sanity(&inputs(2_300, 10_000, (3_000, 0))).verdict,
-            "ok"
+            SanityVerdict::Ok
         );
     }
 
     #[test]
     fn wrong_derived_fields_or_too_small_a_sample_warn() {
         let s = judge_sanity(&inputs(2_900, 10_000, (3_000, 4)));
-        assert_eq!(s.verdict, "warning");
+        assert_eq!(s.verdict, SanityVerdict::Warning);
         assert!(s.message.contains("4 of 3000"), "{}", s.message);
         let small = judge_sanity(&inputs(2_900, 10_000, (499, 0)));
-        assert_eq!(small.verdict, "warning");
+        assert_eq!(small.verdict, SanityVerdict::Warning);
         assert!(small.message.contains("only 499"), "{}", small.message);
     }
 
     #[test]
     fn nothing_consumed_is_a_warning_not_a_division() {
         let s = judge_sanity(&inputs(0, 0, (0, 0)));
-        assert_eq!(s.verdict, "warning");
+        assert_eq!(s.verdict, SanityVerdict::Warning);
         assert_eq!(s.selectivity, None);
         assert!(s.message.contains("nothing was consumed"), "{}", s.message);
     }

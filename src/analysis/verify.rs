@@ -12,7 +12,7 @@ use serde::Deserialize;
 use crate::config::Delivery;
 use crate::gendata::event::{sla_status, Core};
 use crate::gendata::schedule::Schedule;
-use crate::results::Verification;
+use crate::results::{Verification, VerificationVerdict};
 
 /// Relative tolerance on `latency_ratio`: a float64 division printed and read
 /// back round-trips exactly, so only a wrong computation exceeds it.
@@ -24,7 +24,9 @@ pub struct Expectation {
     pub seed: u64,
     /// Records gendata wrote: sequence numbers `0..input_records`.
     pub input_records: u64,
-    /// The product's committed input offset: it owns the output of `0..committed`.
+    /// The product's committed input offset after the settle phase: it owns
+    /// the output of `0..committed`. For a product that commits no offsets,
+    /// `input_records`: its output is checked against the whole input.
     pub committed: u64,
     /// gendata's schedule, which fixes every `ts_us`; `None` when unpaced.
     pub schedule: Option<Schedule>,
@@ -154,14 +156,29 @@ impl Verifier {
                 self.duplicated
             ));
         }
-        let passed = problems.is_empty();
-        let message = if passed {
-            format!(
+        let clean = problems.is_empty();
+        // Nothing wrong in the committed range is not a pass while input
+        // past it was never owed: the product must commit all of it.
+        let verdict = if !clean {
+            VerificationVerdict::Failed
+        } else if committed < e.input_records {
+            VerificationVerdict::Incomplete
+        } else {
+            VerificationVerdict::Passed
+        };
+        let message = match verdict {
+            VerificationVerdict::Passed => format!(
                 "all {expected} expected records present, {} duplicated, nothing unexpected or corrupted",
                 self.duplicated
-            )
-        } else {
-            format!("{} (of {expected} expected)", problems.join(", "))
+            ),
+            VerificationVerdict::Incomplete => format!(
+                "not verified: the product committed {committed} of {} input records by the end of the settle phase; \
+                 the {expected} records owed for those are all present",
+                e.input_records
+            ),
+            VerificationVerdict::Failed => {
+                format!("{} (of {expected} expected)", problems.join(", "))
+            }
         };
         Verification {
             committed_offset: e.committed,
@@ -173,7 +190,7 @@ impl Verifier {
             unexpected: self.unexpected,
             corrupted: self.corrupted,
             beyond_commit: self.beyond_commit,
-            verdict: if passed { "passed" } else { "failed" }.into(),
+            verdict,
             message,
         }
     }
@@ -268,7 +285,7 @@ mod tests {
     fn the_exact_output_passes() {
         let all: Vec<_> = kept(0..N).into_iter().map(output).collect();
         let v = verify(N, Delivery::ExactlyOnce, &all);
-        assert_eq!(v.verdict, "passed", "{}", v.message);
+        assert_eq!(v.verdict, VerificationVerdict::Passed, "{}", v.message);
         assert_eq!(v.expected, all.len() as u64);
         assert_eq!(v.output_records, all.len() as u64);
         assert_eq!(
@@ -288,7 +305,7 @@ mod tests {
             .collect();
         let v = verify(N, Delivery::AtLeastOnce, &with_gap);
         assert_eq!(v.missing, 7);
-        assert_eq!(v.verdict, "failed");
+        assert_eq!(v.verdict, VerificationVerdict::Failed);
         assert!(v.message.contains("7 missing"), "{}", v.message);
     }
 
@@ -301,10 +318,15 @@ mod tests {
         payloads.push(output(seqs[40]));
         let alos = verify(N, Delivery::AtLeastOnce, &payloads);
         assert_eq!(alos.duplicated, 3);
-        assert_eq!(alos.verdict, "passed", "{}", alos.message);
+        assert_eq!(
+            alos.verdict,
+            VerificationVerdict::Passed,
+            "{}",
+            alos.message
+        );
         let eos = verify(N, Delivery::ExactlyOnce, &payloads);
         assert_eq!(eos.duplicated, 3);
-        assert_eq!(eos.verdict, "failed");
+        assert_eq!(eos.verdict, VerificationVerdict::Failed);
         assert!(eos.message.contains("3 duplicated"), "{}", eos.message);
     }
 
@@ -321,7 +343,7 @@ mod tests {
         let v = verify(N, Delivery::AtLeastOnce, &payloads);
         assert_eq!(v.unexpected, 4);
         assert_eq!((v.missing, v.corrupted), (0, 0));
-        assert_eq!(v.verdict, "failed");
+        assert_eq!(v.verdict, VerificationVerdict::Failed);
     }
 
     #[test]
@@ -346,7 +368,7 @@ mod tests {
         let v = verifier.finish();
         assert_eq!(v.corrupted, 3);
         assert_eq!((v.missing, v.unexpected, v.duplicated), (0, 0, 0));
-        assert_eq!(v.verdict, "failed");
+        assert_eq!(v.verdict, VerificationVerdict::Failed);
     }
 
     #[test]
@@ -361,7 +383,18 @@ mod tests {
             v.beyond_commit,
             seqs.iter().filter(|&&s| s >= committed).count() as u64 - 5
         );
-        assert_eq!(v.verdict, "passed", "{}", v.message);
+        assert_eq!(v.verdict, VerificationVerdict::Incomplete, "{}", v.message);
+    }
+
+    #[test]
+    fn a_product_that_never_committed_is_incomplete_never_passed() {
+        let v = verify(0, Delivery::AtLeastOnce, &[]);
+        assert_eq!(v.expected, 0);
+        assert_eq!(v.verdict, VerificationVerdict::Incomplete);
+        assert!(v.message.contains("committed 0 of 2000"), "{}", v.message);
+        // its output still counts against it: a foreign record fails it
+        let v = verify(0, Delivery::AtLeastOnce, &[b"x".to_vec()]);
+        assert_eq!(v.verdict, VerificationVerdict::Failed);
     }
 
     #[test]

@@ -95,21 +95,46 @@ pub struct RunDefaults {
     pub ready_timeout_s: u64,
     /// How long a product may take to stop after SIGTERM before SIGKILL.
     pub stop_grace_s: u64,
+    /// After the window, how long the product may take to commit the rest
+    /// of its input before it is stopped and verified.
+    #[serde(default = "default_settle_s")]
+    pub settle_s: u64,
 }
 
-/// Thresholds for flags and verdicts.
+fn default_settle_s() -> u64 {
+    30
+}
+
+/// Thresholds for flags and verdicts; each is a finite number, zero or more.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Tolerances {
     /// |lag drift| within this is keep-up.
+    #[serde(deserialize_with = "non_negative")]
     pub lag_drift: f64,
     /// Selectivity further than this share from the expected value is a warning.
+    #[serde(deserialize_with = "non_negative")]
     pub selectivity: f64,
-    /// gendata behind schedule by more than this (p99, ms) flags the run.
+    /// gendata late at delivery by more than this (p99, ms) flags the run;
+    /// its max beyond this withholds the latency tail.
+    #[serde(deserialize_with = "non_negative")]
     pub generator_behind_ms: f64,
     /// The host busier than this (average over the window, % of all cores)
     /// flags the run `host-saturated`: the product may have been starved.
+    #[serde(deserialize_with = "non_negative")]
     pub host_busy_pct: f64,
+}
+
+/// A tolerance: checked while parsing, so the error names its line.
+fn non_negative<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<f64, D::Error> {
+    let value = f64::deserialize(deserializer)?;
+    if value.is_finite() && value >= 0.0 {
+        Ok(value)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "a tolerance must be a finite number, zero or more; got {value}"
+        )))
+    }
 }
 
 impl Bench {
@@ -167,6 +192,29 @@ mod tests {
                 version: None
             }
         );
+    }
+
+    #[test]
+    fn a_negative_or_nan_tolerance_names_file_and_line() {
+        for bad in ["-0.02", ".nan", ".inf"] {
+            let text = RUN.replace("lag_drift: 0.02", &format!("lag_drift: {bad}"));
+            let text = format!(
+                "bench_version: 1\n{}",
+                text.replace(", tolerances", "\ntolerances")
+            );
+            let err = parse_yaml::<Bench>(Path::new("b.yaml"), &text)
+                .unwrap_err()
+                .to_string();
+            assert!(err.starts_with("b.yaml:3: "), "{bad}: {err}");
+            assert!(
+                err.contains("a tolerance must be a finite number"),
+                "{bad}: {err}"
+            );
+        }
+        let bench: Bench =
+            parse_yaml(Path::new("b.yaml"), &format!("bench_version: 1\n{RUN}")).unwrap();
+        assert_eq!(bench.tolerances.lag_drift, 0.02);
+        assert_eq!(bench.run.settle_s, 30);
     }
 
     #[test]

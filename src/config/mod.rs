@@ -5,10 +5,12 @@
 //! file and, where the YAML parser knows it, the line.
 
 mod bench;
+mod chaos;
 mod product;
 mod workload;
 
 pub use bench::{Bench, BrokerConfig, RunDefaults, Tolerances};
+pub use chaos::ChaosPlan;
 pub use product::{Delivery, Install, Line, Product, Readiness};
 pub use workload::Workload;
 

@@ -26,6 +26,11 @@ pub struct Product {
     pub ready: Readiness,
     /// Workloads this product implements.
     pub workloads: Vec<String>,
+    /// Whether the product commits its input offsets to its consumer group.
+    /// One that does not (it keeps its position in its own state) is settled
+    /// by its output going quiet, and verified against the whole input.
+    #[serde(default = "commits_offsets_by_default")]
+    pub commits_offsets: bool,
     pub lines: Vec<Line>,
     pub characteristics: Characteristics,
     #[serde(default)]
@@ -36,6 +41,10 @@ pub struct Product {
     /// The file this was read from.
     #[serde(skip)]
     pub path: PathBuf,
+}
+
+fn commits_offsets_by_default() -> bool {
+    true
 }
 
 /// How a product gets onto this machine.

@@ -142,6 +142,6 @@ mod tests {
         assert!(dropped > 0 && corrupted > 0);
         assert_eq!((v.missing, v.corrupted), (dropped, corrupted));
         assert_eq!((v.duplicated, v.unexpected), (0, 0));
-        assert_eq!(v.verdict, "failed");
+        assert_eq!(v.verdict, crate::results::VerificationVerdict::Failed);
     }
 }

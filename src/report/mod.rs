@@ -9,6 +9,7 @@
 
 mod context;
 pub mod export;
+mod lines;
 mod sanity;
 mod svg;
 mod table;

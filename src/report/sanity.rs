@@ -3,10 +3,10 @@
 //! selectivity, enrichment and the exact check of the output, and a one-line
 //! verdict naming every line that is off. Absent results read "not verified".
 
-use super::context::{comparable, is_chaos, LineRuns, Verdict};
+use super::lines::{comparable, is_chaos, LineRuns, Verdict};
 use super::table::{date_time, grouped, number, signed_percent, Cell, Column, Table};
 use crate::config::Delivery;
-use crate::results::{flag, RunRecord};
+use crate::results::{flag, RunRecord, SanityVerdict, VerificationVerdict};
 
 /// The runs the sanity table shows per line: the newest comparable run, and
 /// the newest run with a crash injected.
@@ -70,7 +70,7 @@ pub(super) fn sanity_table(lines: &[LineRuns<'_>]) -> Table {
             ];
             match &run.sanity {
                 Some(s) => {
-                    let ok = s.selectivity_ok && s.verdict != "warning";
+                    let ok = s.selectivity_ok && s.verdict == SanityVerdict::Ok;
                     row.push(Cell::text(maybe_number(s.selectivity)));
                     row.push(Cell::text(maybe_number(s.expected_selectivity)));
                     row.push(
@@ -108,19 +108,19 @@ pub(super) fn sanity_table(lines: &[LineRuns<'_>]) -> Table {
                     row.push(count_cell(v.duplicated, eos));
                     row.push(count_cell(v.unexpected, true));
                     row.push(count_cell(v.corrupted, true));
-                    let passed = v.verdict == "passed";
-                    row.push(
-                        Cell::text(&v.verdict)
-                            .with_class(if passed { "ok" } else { "warn" })
-                            .with_title(format!(
-                                "{}; expected {} of {} input records, read {}, {} beyond the commit",
-                                v.message,
-                                grouped(v.expected as i64),
-                                grouped(v.input_records as i64),
-                                grouped(v.output_records as i64),
-                                grouped(v.beyond_commit as i64)
-                            )),
-                    );
+                    let (text, class) = match v.verdict {
+                        VerificationVerdict::Passed => ("passed", "ok"),
+                        VerificationVerdict::Failed => ("failed", "warn"),
+                        VerificationVerdict::Incomplete => ("not verified: incomplete", "na"),
+                    };
+                    row.push(Cell::text(text).with_class(class).with_title(format!(
+                        "{}; expected {} of {} input records, read {}, {} beyond the commit",
+                        v.message,
+                        grouped(v.expected as i64),
+                        grouped(v.input_records as i64),
+                        grouped(v.output_records as i64),
+                        grouped(v.beyond_commit as i64)
+                    )));
                 }
                 None => {
                     row.extend((0..4).map(|_| Cell::missing()));
@@ -152,7 +152,7 @@ pub(super) fn sanity_table(lines: &[LineRuns<'_>]) -> Table {
 fn problems(run: &RunRecord) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(s) = &run.sanity {
-        if !s.selectivity_ok || s.verdict == "warning" {
+        if !s.selectivity_ok || s.verdict == SanityVerdict::Warning {
             out.push(format!(
                 "selectivity {} vs {} expected",
                 maybe_number(s.selectivity),
@@ -170,10 +170,15 @@ fn problems(run: &RunRecord) -> Vec<String> {
     }
     if let Some(v) = &run.verification {
         let eos = run.delivery == Delivery::ExactlyOnce;
-        if v.verdict != "passed" || (eos && (v.missing > 0 || v.duplicated > 0)) {
+        let failed = v.verdict == VerificationVerdict::Failed;
+        if failed || (eos && (v.missing > 0 || v.duplicated > 0)) {
             out.push(format!(
                 "verification {}: {} missing, {} duplicated, {} unexpected, {} corrupted",
-                v.verdict, v.missing, v.duplicated, v.unexpected, v.corrupted
+                v.verdict.as_str(),
+                v.missing,
+                v.duplicated,
+                v.unexpected,
+                v.corrupted
             ));
         }
     } else if run.has_flag(flag::VERIFICATION_FAILED) {
@@ -197,10 +202,13 @@ pub(super) fn sanity_verdict(lines: &[LineRuns<'_>]) -> Verdict {
         if runs.is_empty() {
             continue;
         }
-        if runs
-            .iter()
-            .all(|r| r.sanity.is_none() && r.verification.is_none())
-        {
+        // A run whose verification was incomplete vouches for nothing.
+        if runs.iter().all(|r| {
+            r.verification
+                .as_ref()
+                .is_none_or(|v| v.verdict == VerificationVerdict::Incomplete)
+                && (r.sanity.is_none() || r.verification.is_some())
+        }) {
             unverified.push(line.name.clone());
         }
         for run in runs {

@@ -10,12 +10,14 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use crate::analysis::Regime;
 use crate::broker::BrokerInfo;
 use crate::config::Delivery;
 use crate::gendata::GendataSummary;
 use crate::host::HostInfo;
-use crate::runner::monitor::{Resources, Series};
+
+mod resources;
+
+pub use resources::{HostLoad, ResourceSummary, Resources, Series};
 
 /// Bumped whenever the record's shape changes incompatibly.
 pub const SCHEMA_VERSION: u32 = 1;
@@ -79,6 +81,28 @@ pub struct RunRecord {
     pub logs: PathBuf,
 }
 
+/// Whether the product kept up with the offered rate.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Regime {
+    /// The backlog stayed flat: a sustainable point, latency is meaningful.
+    KeepUp,
+    /// The backlog grew: consumed/s is the capacity, latency is unbounded.
+    Saturated,
+    /// The backlog shrank: still eating warm-up backlog.
+    Draining,
+}
+
+impl Regime {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Regime::KeepUp => "keep-up",
+            Regime::Saturated => "saturated",
+            Regime::Draining => "draining",
+        }
+    }
+}
+
 /// How a run went.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -123,9 +147,16 @@ pub struct Sanity {
     pub enrichment_checked: u64,
     /// Of those, the ones whose derived fields were wrong.
     pub enrichment_mismatched: u64,
-    /// `ok` or `warning`.
-    pub verdict: String,
+    pub verdict: SanityVerdict,
     pub message: String,
+}
+
+/// The sanity checks' verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SanityVerdict {
+    Ok,
+    Warning,
 }
 
 /// Exact verification of one run's whole output.
@@ -150,9 +181,32 @@ pub struct Verification {
     /// Correct records for input past the committed offset: allowed, since a
     /// product may write before it commits.
     pub beyond_commit: u64,
-    /// `passed` or `failed`.
-    pub verdict: String,
+    pub verdict: VerificationVerdict,
     pub message: String,
+}
+
+/// Exact verification's verdict.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum VerificationVerdict {
+    /// Every input record's output is there, nothing else is.
+    Passed,
+    /// Something is missing, unexpected or corrupted (or duplicated on an
+    /// exactly-once line).
+    Failed,
+    /// Nothing wrong was found, but the product committed only part of its
+    /// input by the end of the settle phase: the rest was never checked.
+    Incomplete,
+}
+
+impl VerificationVerdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            VerificationVerdict::Passed => "passed",
+            VerificationVerdict::Failed => "failed",
+            VerificationVerdict::Incomplete => "incomplete",
+        }
+    }
 }
 
 /// The crash a `--chaos` run injected.
@@ -178,6 +232,10 @@ pub mod flag {
     pub const CHAOS: &str = "chaos";
     pub const SANITY_WARNING: &str = "sanity-warning";
     pub const VERIFICATION_FAILED: &str = "verification-failed";
+    pub const VERIFICATION_INCOMPLETE: &str = "verification-incomplete";
+    pub const COARSE_COMMITS: &str = "coarse-commits";
+    pub const PROBE_BEHIND: &str = "probe-behind";
+    pub const SLOW_SAMPLES: &str = "slow-samples";
 }
 
 impl RunRecord {

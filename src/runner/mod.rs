@@ -18,14 +18,14 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Context, Result};
 
-use crate::analysis::sanity::{judge_sanity, SanityInputs};
-use crate::analysis::verify::{expected_selectivity, Expectation, Verifier};
-use crate::analysis::{self, Regime};
+use crate::analysis::judge::{judge, JudgeInputs, Settle, Verified};
+use crate::analysis::verify::{Expectation, Verifier};
+use crate::analysis::window::Sample;
 use crate::broker::admin::{self, OffsetReader, TopicRequest};
 use crate::broker::BrokerInfo;
 use crate::cache::Cache;
 use crate::clock::{now_us, sleep_until_us};
-use crate::config::{Bench, LineRef, Tolerances, Workload};
+use crate::config::{Bench, ChaosPlan, LineRef, Workload};
 use crate::gendata::schedule::Schedule;
 use crate::gendata::GendataSummary;
 use crate::host::HostInfo;
@@ -33,11 +33,9 @@ use crate::interrupt::{Interrupt, Interrupted};
 use crate::probe::{ProbeSummary, READY_LINE as PROBE_READY};
 use crate::process::Supervised;
 use crate::products::{self, Installation, LaunchSettings};
-use crate::results::{
-    flag, Better, Chaos, Metric, RunConfig, RunRecord, Status, Verification, SCHEMA_VERSION,
-};
-use chaos::{ChaosPlan, ResumeWatch};
-use monitor::{Grid, Monitor, SampleRow, Watched};
+use crate::results::{Chaos, RunConfig, RunRecord, Status, SCHEMA_VERSION};
+use chaos::ResumeWatch;
+use monitor::{Grid, Monitor, Watched};
 use progress::Progress;
 
 /// How long gendata and the probe may take to finish after the window.
@@ -85,7 +83,7 @@ impl RunNames {
 /// What the measuring phases produced, before it becomes figures.
 struct Measured {
     /// Samples from the first after start-up to the window's end.
-    rows: Vec<SampleRow>,
+    rows: Vec<Sample>,
     /// Index of the row taken at the window's start.
     window_start: usize,
     window_start_us: i64,
@@ -93,18 +91,8 @@ struct Measured {
     gendata: GendataSummary,
     probe: ProbeSummary,
     verified: Verified,
+    settle: Option<Settle>,
     chaos: Option<Chaos>,
-}
-
-/// What the verify phase found, or why the output could not be verified.
-enum Verified {
-    Checked {
-        verification: Verification,
-        breach_rate: Option<f64>,
-        /// (records whose derived fields were recomputed, of which wrong).
-        enrichment: (u64, u64),
-    },
-    Skipped(String),
 }
 
 /// A new run id: UTC time, line and a few random bits, safe in topic names.
@@ -172,7 +160,31 @@ pub fn run_once(
     }
     match outcome {
         Ok(measured) => {
-            judge(&mut record, &measured, config, &ctx.bench.tolerances);
+            let judgement = judge(&JudgeInputs {
+                samples: &measured.rows,
+                window_start: measured.window_start,
+                window_start_us: measured.window_start_us,
+                ticks_per_s: measured.ticks_per_s,
+                config,
+                gendata: &measured.gendata,
+                probe: &measured.probe,
+                verified: &measured.verified,
+                settle: measured.settle,
+                chaos: measured.chaos.is_some(),
+                tolerances: &ctx.bench.tolerances,
+            });
+            if let Some(failure) = judgement.failure {
+                record.status = Status::Failed;
+                record.failure = Some(failure);
+            }
+            record.regime = judgement.regime;
+            record.flags = judgement.flags.iter().map(|f| f.to_string()).collect();
+            record.metrics = judgement.metrics;
+            record.not_applicable = judgement.not_applicable;
+            record.sanity = judgement.sanity;
+            record.verification = judgement.verification;
+            record.resources = judgement.resources;
+            record.series = judgement.series;
             record.chaos = measured.chaos;
             record.latency_histogram = Some(measured.probe.output.histogram.clone());
             record.gendata = Some(measured.gendata);
@@ -351,16 +363,35 @@ fn measure(
     let ticks_per_s = monitor.ticks_per_s();
     let rows = std::mem::take(&mut monitor.rows);
 
-    // stop
-    progress.phase("stopping");
+    // stop the load: gendata and the probe end with the window
+    progress.phase("stopping the load");
     let product_down = processes.product_down;
     gendata.wait_exit(HELPER_EXIT_TIMEOUT, interrupt)?;
     probe.wait_exit(HELPER_EXIT_TIMEOUT, interrupt)?;
-    if !product_down {
-        product.check_alive()?;
-        product.stop(Duration::from_secs(run.stop_grace_s));
-    }
     let gendata_summary: GendataSummary = crate::handoff::read(&gendata_file)?;
+
+    // settle: the product finishes the input before it is stopped, so the
+    // verify phase covers every record sent
+    let settle = if product_down {
+        None
+    } else {
+        progress.phase("settling");
+        let bound = Duration::from_secs(run.settle_s);
+        let settle = if line.product.commits_offsets {
+            settle_committed(
+                &offsets,
+                &names.input,
+                gendata_summary.records_sent,
+                bound,
+                &mut product,
+                interrupt,
+            )?
+        } else {
+            settle_quiet_output(&offsets, &names.output, bound, &mut product, interrupt)?
+        };
+        product.stop(Duration::from_secs(run.stop_grace_s));
+        Some(settle)
+    };
     let chaos = match crash {
         Some((plan, injected)) => Some(injected.outcome(plan)?),
         None => None,
@@ -368,10 +399,15 @@ fn measure(
 
     // verify
     progress.phase("verifying");
+    let committed = if line.product.commits_offsets {
+        offsets.committed(&names.input)?.max(0) as u64
+    } else {
+        gendata_summary.records_sent
+    };
     let expectation = Expectation {
         seed: config.seed,
         input_records: gendata_summary.records_sent,
-        committed: offsets.committed(&names.input)?.max(0) as u64,
+        committed,
         schedule: (config.rate > 0).then(|| Schedule::new(start_us, config.rate)),
         delivery: line.line.delivery,
     };
@@ -404,8 +440,86 @@ fn measure(
         gendata: gendata_summary,
         probe: crate::handoff::read(&probe_file)?,
         verified,
+        settle,
         chaos,
     })
+}
+
+/// How often the settle phase looks at the product's progress.
+const SETTLE_POLL: Duration = Duration::from_millis(100);
+/// Output unchanged for this long counts as finished, for a product that
+/// commits no offsets.
+const QUIET_OUTPUT: Duration = Duration::from_secs(3);
+
+/// Waits until the product's committed offset on `input` reaches
+/// `input_records`, or `bound` passes; fails if the product dies.
+fn settle_committed(
+    offsets: &OffsetReader,
+    input: &str,
+    input_records: u64,
+    bound: Duration,
+    product: &mut Supervised,
+    interrupt: &Interrupt,
+) -> Result<Settle> {
+    let started = std::time::Instant::now();
+    loop {
+        let committed = offsets.committed(input)?.max(0) as u64;
+        if committed >= input_records {
+            return Ok(Settle {
+                seconds: started.elapsed().as_secs_f64(),
+                reached_end: true,
+            });
+        }
+        if started.elapsed() >= bound {
+            return Ok(Settle {
+                seconds: started.elapsed().as_secs_f64(),
+                reached_end: false,
+            });
+        }
+        product.check_alive()?;
+        if interrupt.is_set() {
+            return Err(Interrupted.into());
+        }
+        std::thread::sleep(SETTLE_POLL);
+    }
+}
+
+/// Waits until the output topic has not grown for [`QUIET_OUTPUT`], or
+/// `bound` passes: the end of work for a product that commits no offsets.
+fn settle_quiet_output(
+    offsets: &OffsetReader,
+    output: &str,
+    bound: Duration,
+    product: &mut Supervised,
+    interrupt: &Interrupt,
+) -> Result<Settle> {
+    let started = std::time::Instant::now();
+    let mut last = offsets.high_watermark(output)?;
+    let mut last_change = started;
+    loop {
+        if last_change.elapsed() >= QUIET_OUTPUT {
+            return Ok(Settle {
+                seconds: started.elapsed().as_secs_f64(),
+                reached_end: true,
+            });
+        }
+        if started.elapsed() >= bound {
+            return Ok(Settle {
+                seconds: started.elapsed().as_secs_f64(),
+                reached_end: false,
+            });
+        }
+        product.check_alive()?;
+        if interrupt.is_set() {
+            return Err(Interrupted.into());
+        }
+        std::thread::sleep(SETTLE_POLL);
+        let now = offsets.high_watermark(output)?;
+        if now != last {
+            last = now;
+            last_change = std::time::Instant::now();
+        }
+    }
 }
 
 /// A crash injected mid-window, until its outcome is known.
@@ -504,248 +618,6 @@ impl Processes<'_> {
             killed_processes,
             watch,
         })
-    }
-}
-
-/// Turns what a run measured into its regime, flags and figures.
-fn judge(record: &mut RunRecord, m: &Measured, config: &RunConfig, tolerances: &Tolerances) {
-    let window = &m.rows[m.window_start..];
-    let (first, last) = (&window[0], &window[window.len() - 1]);
-    let measured_s = ((last.at_us - first.at_us).max(1)) as f64 / 1e6;
-    let consumed = last.committed - first.committed;
-    let consumed_per_s = consumed as f64 / measured_s;
-    let backlog_start = first.input_high - first.committed;
-    let backlog_end = last.input_high - last.committed;
-    let drift = analysis::lag_drift(backlog_start, backlog_end, consumed);
-    let regime = analysis::classify(drift, tolerances.lag_drift);
-    let resources = monitor::Resources {
-        product: monitor::summarize(window, m.ticks_per_s, |r| Some(&r.product)),
-        broker: monitor::summarize(window, m.ticks_per_s, |r| r.broker.as_ref()),
-        gendata: monitor::summarize(window, m.ticks_per_s, |r| Some(&r.gendata)),
-        probe: monitor::summarize(window, m.ticks_per_s, |r| Some(&r.probe)),
-        host: monitor::host_load(window),
-    };
-
-    if m.probe.unreadable > 0 {
-        record.flags.push(flag::UNREADABLE_OUTPUT.into());
-    }
-    if m.gendata.behind_p99_ms > tolerances.generator_behind_ms {
-        record.flags.push(flag::GENERATOR_BEHIND.into());
-    }
-    if resources
-        .host
-        .as_ref()
-        .is_some_and(|h| h.busy_avg_pct > tolerances.host_busy_pct)
-    {
-        record.flags.push(flag::HOST_SATURATED.into());
-    }
-    if m.gendata.delivery_errors > 0 {
-        record.status = Status::Failed;
-        record.failure = Some(format!(
-            "gendata: {} records were not delivered to the input topic",
-            m.gendata.delivery_errors
-        ));
-    }
-
-    let mut figures = Figures::default();
-    let rate = "records/s";
-    figures.put(
-        "offered_per_s",
-        m.gendata.window_records as f64 / config.window_s as f64,
-        rate,
-        Better::Higher,
-    );
-    figures.put("consumed_per_s", consumed_per_s, rate, Better::Higher);
-    figures.put(
-        "output_per_s",
-        m.probe.output.count as f64 / config.window_s as f64,
-        rate,
-        Better::Higher,
-    );
-    figures.put(
-        "unreadable_output_records",
-        m.probe.unreadable as f64,
-        "records",
-        Better::Lower,
-    );
-    figures.put("lag_drift", drift, "ratio", Better::Lower);
-    figures.put(
-        "backlog_start",
-        backlog_start as f64,
-        "records",
-        Better::Lower,
-    );
-    figures.put("backlog_end", backlog_end as f64, "records", Better::Lower);
-    figures.put(
-        "gendata_behind_p99_ms",
-        m.gendata.behind_p99_ms,
-        "ms",
-        Better::Lower,
-    );
-    figures.put(
-        "gendata_behind_max_ms",
-        m.gendata.behind_max_ms,
-        "ms",
-        Better::Lower,
-    );
-    if let (Some(start), Some(end)) = (first.extra_high, last.extra_high) {
-        figures.put(
-            "extra_records_per_record",
-            (end - start) as f64 / consumed.max(1) as f64,
-            "records/record",
-            Better::Lower,
-        );
-    }
-    if let Some(p) = &resources.product {
-        figures.put("cpu_avg_pct", p.cpu_avg_pct, "% of one core", Better::Lower);
-        figures.put("cpu_p95_pct", p.cpu_p95_pct, "% of one core", Better::Lower);
-        figures.put("mem_avg_mb", p.mem_avg_mb, "MB", Better::Lower);
-        figures.put("mem_max_mb", p.mem_max_mb, "MB", Better::Lower);
-        figures.put("samples", p.samples as f64, "samples", Better::Higher);
-        figures.maybe(
-            "rows_per_s_per_core",
-            analysis::rows_per_s_per_core(consumed_per_s, p.cpu_avg_pct),
-            "records/s per core",
-            Better::Higher,
-            "the product used no measurable CPU",
-        );
-        figures.maybe(
-            "us_cpu_per_record",
-            analysis::us_cpu_per_record(consumed_per_s, p.cpu_avg_pct),
-            "us",
-            Better::Lower,
-            "the product consumed no records",
-        );
-        figures.maybe(
-            "rows_per_s_per_gb",
-            analysis::rows_per_s_per_gb(consumed_per_s, p.mem_avg_mb),
-            "records/s per GB",
-            Better::Higher,
-            "the product's memory could not be read",
-        );
-    }
-    let floor_seen = m.probe.floor.count > 0;
-    if floor_seen {
-        figures.put("floor_p50_ms", m.probe.floor.p50_ms, "ms", Better::Lower);
-        figures.put("floor_p99_ms", m.probe.floor.p99_ms, "ms", Better::Lower);
-    } else {
-        for name in [
-            "floor_p50_ms",
-            "floor_p99_ms",
-            "added_p50_ms",
-            "added_p99_ms",
-        ] {
-            figures
-                .not_applicable
-                .insert(name.into(), "no floor record arrived in the window".into());
-        }
-    }
-
-    // Latency is quoted only where it means something: the product kept up and
-    // gendata kept its schedule.
-    let quoted = regime == Regime::KeepUp && !record.has_flag(flag::GENERATOR_BEHIND);
-    if quoted {
-        let out = &m.probe.output;
-        figures.put("latency_p50_ms", out.p50_ms, "ms", Better::Lower);
-        figures.put("latency_p90_ms", out.p90_ms, "ms", Better::Lower);
-        figures.put("latency_p99_ms", out.p99_ms, "ms", Better::Lower);
-        figures.put("latency_p999_ms", out.p999_ms, "ms", Better::Lower);
-        figures.put("latency_max_ms", out.max_ms, "ms", Better::Lower);
-        figures.put("latency_count", out.count as f64, "records", Better::Higher);
-        let added = [
-            ("added_p50_ms", out.p50_ms, m.probe.floor.p50_ms),
-            ("added_p99_ms", out.p99_ms, m.probe.floor.p99_ms),
-        ];
-        for (name, product, floor) in added.into_iter().filter(|_| floor_seen) {
-            figures.maybe(
-                name,
-                analysis::added_over_floor(product, floor),
-                "ms",
-                Better::Lower,
-                "the product's percentile is below the floor's",
-            );
-        }
-    } else {
-        let why = if regime == Regime::KeepUp {
-            "gendata fell behind its schedule".to_string()
-        } else {
-            format!("the run was {}, not keep-up", regime.as_str())
-        };
-        for name in ["latency", "added_p50_ms", "added_p99_ms"] {
-            figures.not_applicable.insert(name.into(), why.clone());
-        }
-    }
-    // Sanity and verification: did the product do the workload's work, all
-    // of it, once?
-    if m.chaos.is_some() {
-        record.flags.push(flag::CHAOS.into());
-    }
-    let (breach_rate, enrichment) = match &m.verified {
-        Verified::Checked {
-            breach_rate,
-            enrichment,
-            ..
-        } => (*breach_rate, *enrichment),
-        Verified::Skipped(_) => (None, (0, 0)),
-    };
-    let sanity = judge_sanity(&SanityInputs {
-        output: m.probe.output.count,
-        consumed: consumed.max(0) as u64,
-        expected_selectivity: (config.input_partitions == 1)
-            .then(|| {
-                expected_selectivity(config.seed, first.committed as u64, last.committed as u64)
-            })
-            .flatten(),
-        tolerance: tolerances.selectivity,
-        breach_rate,
-        enrichment,
-    });
-    if sanity.verdict != "ok" {
-        record.flags.push(flag::SANITY_WARNING.into());
-    }
-    record.sanity = Some(sanity);
-    match &m.verified {
-        Verified::Checked { verification, .. } => {
-            if verification.verdict != "passed" {
-                record.flags.push(flag::VERIFICATION_FAILED.into());
-            }
-            record.verification = Some(verification.clone());
-        }
-        Verified::Skipped(why) => {
-            figures
-                .not_applicable
-                .insert("verification".into(), why.clone());
-        }
-    }
-
-    record.regime = Some(regime);
-    record.metrics = figures.metrics;
-    record.not_applicable = figures.not_applicable;
-    record.series = Some(monitor::series(&m.rows, m.window_start_us, m.ticks_per_s));
-    record.resources = Some(resources);
-}
-
-/// The figures of a record being built, and those that do not apply.
-#[derive(Default)]
-struct Figures {
-    metrics: BTreeMap<String, Metric>,
-    not_applicable: BTreeMap<String, String>,
-}
-
-impl Figures {
-    fn put(&mut self, name: &str, value: f64, unit: &str, better: Better) {
-        self.metrics
-            .insert(name.into(), Metric::new(value, unit, better));
-    }
-
-    /// Puts `value`, or notes why the figure does not apply.
-    fn maybe(&mut self, name: &str, value: Option<f64>, unit: &str, better: Better, why: &str) {
-        match value {
-            Some(value) => self.put(name, value, unit, better),
-            None => {
-                self.not_applicable.insert(name.into(), why.into());
-            }
-        }
     }
 }
 

@@ -1,6 +1,6 @@
 //! The console summary printed when a run ends: a short aligned table.
 
-use crate::results::{RunRecord, Status};
+use crate::results::{RunRecord, SanityVerdict, Status, VerificationVerdict};
 
 /// The figures shown, in order, with their labels.
 const SHOWN: [(&str, &str); 16] = [
@@ -45,14 +45,17 @@ pub fn format_summary(record: &RunRecord) -> String {
         ));
     }
     if let Some(sanity) = &record.sanity {
-        let mark = if sanity.verdict == "ok" { "✓" } else { "⚠" };
+        let mark = match sanity.verdict {
+            SanityVerdict::Ok => "✓",
+            SanityVerdict::Warning => "⚠",
+        };
         out.push_str(&format!("  {:<14} {mark} {}\n", "sanity", sanity.message));
     }
     if let Some(v) = &record.verification {
-        let verdict = if v.verdict == "passed" {
-            "passed"
-        } else {
-            "VERIFICATION FAILED"
+        let verdict = match v.verdict {
+            VerificationVerdict::Passed => "passed",
+            VerificationVerdict::Failed => "VERIFICATION FAILED",
+            VerificationVerdict::Incomplete => "NOT VERIFIED (incomplete)",
         };
         out.push_str(&format!(
             "  {:<14} {verdict}: {}\n",

@@ -4,10 +4,10 @@
 //! product whose binary is missing is listed with its hint and refused.
 
 use libtest_mimic::Trial;
-use streamsuite::analysis::Regime;
 use streamsuite::cache::Cache;
 use streamsuite::config::{Delivery, Suite};
 use streamsuite::gendata::event::eu_share;
+use streamsuite::results::Regime;
 
 use crate::support::{
     config_with_products, did_the_same_work, ensure, output, records, repo, stateless_run, suite,

@@ -5,10 +5,9 @@ use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 use libtest_mimic::Trial;
-use streamsuite::analysis::Regime;
 use streamsuite::config::Delivery;
 use streamsuite::gendata::event::eu_share;
-use streamsuite::results::{RunRecord, Status};
+use streamsuite::results::{Regime, RunRecord, Status};
 
 use crate::support::{
     config_with_products, did_the_same_work, ensure, output, records, run_rustpipe_with,

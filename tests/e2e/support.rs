@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use streamsuite::config::Delivery;
-use streamsuite::results::{read_records, RunRecord, Status};
+use streamsuite::results::{read_records, RunRecord, SanityVerdict, Status, VerificationVerdict};
 
 /// The repository root (bench.yaml, products/, workloads/).
 pub fn repo() -> PathBuf {
@@ -125,7 +125,9 @@ pub fn stateless_run(
 pub fn did_the_same_work(r: &RunRecord, out: &Output) -> Result<(), String> {
     let sanity = r.sanity.as_ref().ok_or("sanity missing")?;
     ensure(
-        sanity.verdict == "ok" && sanity.selectivity_ok && sanity.enrichment_mismatched == 0,
+        sanity.verdict == SanityVerdict::Ok
+            && sanity.selectivity_ok
+            && sanity.enrichment_mismatched == 0,
         &format!("sanity ok: {}", sanity.message),
         out,
     )?;
@@ -136,7 +138,7 @@ pub fn did_the_same_work(r: &RunRecord, out: &Output) -> Result<(), String> {
     )?;
     let v = r.verification.as_ref().ok_or("verification missing")?;
     ensure(
-        v.verdict == "passed"
+        v.verdict == VerificationVerdict::Passed
             && (v.missing, v.duplicated, v.unexpected, v.corrupted) == (0, 0, 0, 0)
             && v.expected > 0,
         &format!("verification passed with nothing off: {v:?}"),

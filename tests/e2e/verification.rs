@@ -3,7 +3,7 @@
 
 use libtest_mimic::Trial;
 use streamsuite::gendata::event::Core;
-use streamsuite::results::{RunRecord, Verification};
+use streamsuite::results::{RunRecord, SanityVerdict, Verification, VerificationVerdict};
 
 use crate::support::{ensure, records, repo, run_rustpipe_with, run_suite};
 use crate::trial;
@@ -110,7 +110,11 @@ fn eos_line_loses_and_duplicates_nothing_through_a_kill() -> Result<(), String> 
         &format!("0 missing, duplicated, unexpected, corrupted: {v:?}"),
         &out,
     )?;
-    ensure(v.verdict == "passed", "verification passed", &out)
+    ensure(
+        v.verdict == VerificationVerdict::Passed,
+        "verification passed",
+        &out,
+    )
 }
 
 /// At-least-once may duplicate through a kill (the output of input after the
@@ -126,7 +130,7 @@ fn alos_line_counts_what_a_kill_duplicated() -> Result<(), String> {
         &out,
     )?;
     ensure(
-        v.verdict == "passed",
+        v.verdict == VerificationVerdict::Passed,
         "duplicates do not fail at-least-once",
         &out,
     )?;
@@ -190,10 +194,16 @@ fn broken_pipeline_is_caught_with_the_right_counts() -> Result<(), String> {
         "nothing duplicated or unexpected",
         &out,
     )?;
-    ensure(v.verdict == "failed", "verdict failed", &out)?;
+    ensure(
+        v.verdict == VerificationVerdict::Failed,
+        "verdict failed",
+        &out,
+    )?;
     let sanity = r.sanity.as_ref().ok_or("sanity missing")?;
     ensure(
-        sanity.verdict == "warning" && !sanity.selectivity_ok && sanity.enrichment_mismatched > 0,
+        sanity.verdict == SanityVerdict::Warning
+            && !sanity.selectivity_ok
+            && sanity.enrichment_mismatched > 0,
         &format!("sanity warns on half the output and wrong ratios: {sanity:?}"),
         &out,
     )?;

@@ -1,0 +1,675 @@
+//! The judgement: from a window's samples, gendata's and the probe's
+//! summaries, the verify phase's findings and bench.yaml's tolerances to a
+//! record's regime, flags and figures. A pure function, so every rule is
+//! tested on crafted series.
+
+use std::collections::BTreeMap;
+
+use crate::config::Tolerances;
+use crate::gendata::GendataSummary;
+use crate::probe::ProbeSummary;
+use crate::results::{
+    flag, Better, Metric, Regime, Resources, RunConfig, Sanity, SanityVerdict, Series,
+    Verification, VerificationVerdict,
+};
+
+use super::sanity::{judge_sanity, SanityInputs};
+use super::verify::expected_selectivity;
+use super::window::{self, Sample};
+use super::{
+    added_over_floor, classify, rows_per_s_per_core, rows_per_s_per_gb, us_cpu_per_record,
+};
+
+/// What the verify phase found, or why the output could not be verified.
+#[derive(Debug, Clone)]
+pub enum Verified {
+    Checked {
+        verification: Verification,
+        breach_rate: Option<f64>,
+        /// (records whose derived fields were recomputed, of which wrong).
+        enrichment: (u64, u64),
+    },
+    Skipped(String),
+}
+
+/// How the settle phase after the window went.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settle {
+    /// From the window's end until the product had committed the whole
+    /// input, or until the bound ran out.
+    pub seconds: f64,
+    /// Whether the product committed the whole input in that time.
+    pub reached_end: bool,
+}
+
+/// Everything a run's figures are judged from.
+#[derive(Debug, Clone, Copy)]
+pub struct JudgeInputs<'a> {
+    /// Samples from the first after start-up to the window's end.
+    pub samples: &'a [Sample],
+    /// Index of the sample taken at the window's start.
+    pub window_start: usize,
+    pub window_start_us: i64,
+    pub ticks_per_s: f64,
+    pub config: &'a RunConfig,
+    pub gendata: &'a GendataSummary,
+    pub probe: &'a ProbeSummary,
+    pub verified: &'a Verified,
+    pub settle: Option<Settle>,
+    /// A crash was injected into the run.
+    pub chaos: bool,
+    pub tolerances: &'a Tolerances,
+}
+
+/// A run's regime, flags and figures.
+#[derive(Debug, Clone, Default)]
+pub struct Judgement {
+    /// Why the run failed, when it did.
+    pub failure: Option<String>,
+    pub regime: Option<Regime>,
+    /// In the order they were set.
+    pub flags: Vec<&'static str>,
+    pub metrics: BTreeMap<String, Metric>,
+    pub not_applicable: BTreeMap<String, String>,
+    pub sanity: Option<Sanity>,
+    pub verification: Option<Verification>,
+    pub resources: Option<Resources>,
+    pub series: Option<Series>,
+}
+
+impl Judgement {
+    fn put(&mut self, name: &str, value: f64, unit: &str, better: Better) {
+        self.metrics
+            .insert(name.into(), Metric::new(value, unit, better));
+    }
+
+    /// Puts `value`, or notes why the figure does not apply.
+    fn maybe(&mut self, name: &str, value: Option<f64>, unit: &str, better: Better, why: &str) {
+        match value {
+            Some(value) => self.put(name, value, unit, better),
+            None => self.not_applies(name, why),
+        }
+    }
+
+    fn not_applies(&mut self, name: &str, why: &str) {
+        self.not_applicable.insert(name.into(), why.into());
+    }
+}
+
+const RATE: &str = "records/s";
+
+/// Judges one run.
+pub fn judge(m: &JudgeInputs<'_>) -> Judgement {
+    let mut j = Judgement::default();
+    let window = &m.samples[m.window_start.min(m.samples.len())..];
+    let window_s = m.config.window_s as f64;
+    let Some(flow) = window::flow(window, window_s) else {
+        j.failure = Some(format!(
+            "the window held {} sample(s); at least 2 are needed to judge it",
+            window.len()
+        ));
+        return j;
+    };
+    let regime = classify(flow.drift, m.tolerances.lag_drift);
+    let resources = Resources {
+        product: window::summarize(window, m.ticks_per_s, |r| Some(&r.product)),
+        broker: window::summarize(window, m.ticks_per_s, |r| r.broker.as_ref()),
+        gendata: window::summarize(window, m.ticks_per_s, |r| Some(&r.gendata)),
+        probe: window::summarize(window, m.ticks_per_s, |r| Some(&r.probe)),
+        host: window::host_load(window),
+    };
+    let slow_samples = window::slow_samples(window);
+
+    // flags on the run as a whole
+    if m.probe.unreadable > 0 {
+        j.flags.push(flag::UNREADABLE_OUTPUT);
+    }
+    let generator_behind = m.gendata.behind_p99_ms > m.tolerances.generator_behind_ms;
+    if generator_behind {
+        j.flags.push(flag::GENERATOR_BEHIND);
+    }
+    if resources
+        .host
+        .as_ref()
+        .is_some_and(|h| h.busy_avg_pct > m.tolerances.host_busy_pct)
+    {
+        j.flags.push(flag::HOST_SATURATED);
+    }
+    if flow.coarse_commits {
+        j.flags.push(flag::COARSE_COMMITS);
+    }
+    if slow_samples > 0 {
+        j.flags.push(flag::SLOW_SAMPLES);
+    }
+    if m.gendata.delivery_errors > 0 {
+        j.failure = Some(format!(
+            "gendata: {} records were not delivered to the input topic",
+            m.gendata.delivery_errors
+        ));
+    }
+
+    // throughput and regime
+    j.put(
+        "offered_per_s",
+        m.gendata.window_records as f64 / window_s,
+        RATE,
+        Better::Higher,
+    );
+    j.put("consumed_per_s", flow.consumed_per_s, RATE, Better::Higher);
+    j.put(
+        "output_per_s",
+        m.probe.output.count as f64 / window_s,
+        RATE,
+        Better::Higher,
+    );
+    j.put(
+        "unreadable_output_records",
+        m.probe.unreadable as f64,
+        "records",
+        Better::Lower,
+    );
+    j.put("lag_drift", flow.drift, "ratio", Better::Lower);
+    j.put(
+        "backlog_start",
+        flow.backlog_first as f64,
+        "records",
+        Better::Lower,
+    );
+    j.put(
+        "backlog_end",
+        flow.backlog_last as f64,
+        "records",
+        Better::Lower,
+    );
+    j.put(
+        "commit_moves",
+        flow.commit_moves as f64,
+        "intervals",
+        Better::Higher,
+    );
+    j.put(
+        "slow_samples",
+        slow_samples as f64,
+        "samples",
+        Better::Lower,
+    );
+    j.put(
+        "gendata_behind_p99_ms",
+        m.gendata.behind_p99_ms,
+        "ms",
+        Better::Lower,
+    );
+    j.put(
+        "gendata_behind_max_ms",
+        m.gendata.behind_max_ms,
+        "ms",
+        Better::Lower,
+    );
+    match m.settle {
+        Some(settle) if settle.reached_end => j.put("settle_s", settle.seconds, "s", Better::Lower),
+        Some(settle) => j.not_applies(
+            "settle_s",
+            &format!(
+                "the product had not finished its input when the settle phase ended after {:.0} s",
+                settle.seconds
+            ),
+        ),
+        None => j.not_applies("settle_s", "the product was down at the window's end"),
+    }
+    let (first, last) = (&window[0], &window[window.len() - 1]);
+    if let (Some(start), Some(end)) = (first.extra_high, last.extra_high) {
+        j.put(
+            "extra_records_per_record",
+            (end - start) as f64 / flow.consumed.max(1.0),
+            "records/record",
+            Better::Lower,
+        );
+    }
+
+    // efficiency
+    if let Some(p) = &resources.product {
+        let cpu_unit = "% of one core";
+        j.put("cpu_avg_pct", p.cpu_avg_pct, cpu_unit, Better::Lower);
+        j.put("cpu_p95_pct", p.cpu_p95_pct, cpu_unit, Better::Lower);
+        j.put("mem_avg_mb", p.mem_avg_mb, "MB", Better::Lower);
+        j.put("mem_max_mb", p.mem_max_mb, "MB", Better::Lower);
+        j.put("samples", p.samples as f64, "samples", Better::Higher);
+        j.maybe(
+            "rows_per_s_per_core",
+            rows_per_s_per_core(flow.consumed_per_s, p.cpu_avg_pct),
+            "records/s per core",
+            Better::Higher,
+            "the product used no measurable CPU",
+        );
+        j.maybe(
+            "us_cpu_per_record",
+            us_cpu_per_record(flow.consumed_per_s, p.cpu_avg_pct),
+            "us",
+            Better::Lower,
+            "the product consumed no records",
+        );
+        j.maybe(
+            "rows_per_s_per_gb",
+            rows_per_s_per_gb(flow.consumed_per_s, p.mem_avg_mb),
+            "records/s per GB",
+            Better::Higher,
+            "the product's memory could not be read",
+        );
+    }
+
+    // latency
+    let floor_seen = m.probe.floor.count > 0;
+    if floor_seen {
+        j.put("floor_p50_ms", m.probe.floor.p50_ms, "ms", Better::Lower);
+        j.put("floor_p99_ms", m.probe.floor.p99_ms, "ms", Better::Lower);
+    } else {
+        for name in [
+            "floor_p50_ms",
+            "floor_p99_ms",
+            "added_p50_ms",
+            "added_p99_ms",
+        ] {
+            j.not_applies(name, "no floor record arrived in the window");
+        }
+    }
+    let out = &m.probe.output;
+    // Latency is quoted only where it means something: the product kept up,
+    // gendata kept its schedule, and records were timed at all.
+    let withheld = if regime != Regime::KeepUp {
+        Some(format!("the run was {}, not keep-up", regime.as_str()))
+    } else if generator_behind {
+        Some(format!(
+            "gendata fell behind its schedule (p99 {:.1} ms at delivery, limit {} ms)",
+            m.gendata.behind_p99_ms, m.tolerances.generator_behind_ms
+        ))
+    } else if out.count == 0 {
+        Some("no output record arrived in the window".to_string())
+    } else {
+        None
+    };
+    match withheld {
+        Some(why) => {
+            for name in ["latency", "added_p50_ms", "added_p99_ms"] {
+                j.not_applies(name, &why);
+            }
+        }
+        None => {
+            j.put("latency_p50_ms", out.p50_ms, "ms", Better::Lower);
+            j.put("latency_p90_ms", out.p90_ms, "ms", Better::Lower);
+            j.put("latency_p99_ms", out.p99_ms, "ms", Better::Lower);
+            j.put("latency_count", out.count as f64, "records", Better::Higher);
+            // A tail that gendata itself may have made is no product's tail.
+            if m.gendata.behind_max_ms > m.tolerances.generator_behind_ms {
+                let why = format!(
+                    "gendata's max lateness {:.1} ms exceeds the limit {} ms",
+                    m.gendata.behind_max_ms, m.tolerances.generator_behind_ms
+                );
+                j.not_applies("latency_p999_ms", &why);
+                j.not_applies("latency_max_ms", &why);
+            } else {
+                j.put("latency_p999_ms", out.p999_ms, "ms", Better::Lower);
+                j.put("latency_max_ms", out.max_ms, "ms", Better::Lower);
+            }
+            let added = [
+                ("added_p50_ms", out.p50_ms, m.probe.floor.p50_ms),
+                ("added_p99_ms", out.p99_ms, m.probe.floor.p99_ms),
+            ];
+            for (name, product, floor) in added.into_iter().filter(|_| floor_seen) {
+                j.maybe(
+                    name,
+                    added_over_floor(product, floor),
+                    "ms",
+                    Better::Lower,
+                    "the product's percentile is below the floor's",
+                );
+            }
+        }
+    }
+
+    // Sanity and verification: did the product do the workload's work, all
+    // of it, once?
+    if m.chaos {
+        j.flags.push(flag::CHAOS);
+    }
+    let (breach_rate, enrichment) = match m.verified {
+        Verified::Checked {
+            breach_rate,
+            enrichment,
+            ..
+        } => (*breach_rate, *enrichment),
+        Verified::Skipped(_) => (None, (0, 0)),
+    };
+    let consumed = flow.consumed.round() as u64;
+    let sanity = judge_sanity(&SanityInputs {
+        output: out.count,
+        consumed,
+        expected_selectivity: (m.config.input_partitions == 1)
+            .then(|| {
+                expected_selectivity(
+                    m.config.seed,
+                    flow.committed_first,
+                    flow.committed_first + consumed,
+                )
+            })
+            .flatten(),
+        tolerance: m.tolerances.selectivity,
+        breach_rate,
+        enrichment,
+    });
+    if sanity.verdict != SanityVerdict::Ok {
+        j.flags.push(flag::SANITY_WARNING);
+    }
+    j.sanity = Some(sanity);
+    match m.verified {
+        Verified::Checked { verification, .. } => {
+            match verification.verdict {
+                VerificationVerdict::Passed => {}
+                VerificationVerdict::Failed => j.flags.push(flag::VERIFICATION_FAILED),
+                VerificationVerdict::Incomplete => j.flags.push(flag::VERIFICATION_INCOMPLETE),
+            }
+            j.verification = Some(verification.clone());
+        }
+        Verified::Skipped(why) => j.not_applies("verification", why),
+    }
+
+    j.regime = Some(regime);
+    j.series = Some(window::series(m.samples, m.window_start_us, m.ticks_per_s));
+    j.resources = Some(resources);
+    j
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::window::tests::row;
+    use crate::probe::LatencySummary;
+
+    fn tolerances() -> Tolerances {
+        Tolerances {
+            lag_drift: 0.02,
+            selectivity: 0.25,
+            generator_behind_ms: 100.0,
+            host_busy_pct: 90.0,
+        }
+    }
+
+    fn config(window_s: u64) -> RunConfig {
+        RunConfig {
+            rate: 1000,
+            warmup_s: 2,
+            window_s,
+            seed: 42,
+            commit_interval_ms: 10,
+            parallelism: 1,
+            sample_interval_ms: 1000,
+            input_partitions: 1,
+        }
+    }
+
+    fn latency(count: u64, p50_ms: f64) -> LatencySummary {
+        LatencySummary {
+            count,
+            p50_ms,
+            p90_ms: p50_ms * 1.5,
+            p99_ms: p50_ms * 2.0,
+            p999_ms: p50_ms * 3.0,
+            max_ms: p50_ms * 4.0,
+            histogram: String::new(),
+        }
+    }
+
+    fn gendata(window_records: u64, behind_p99_ms: f64, behind_max_ms: f64) -> GendataSummary {
+        GendataSummary {
+            records_sent: window_records,
+            records_acked: window_records,
+            delivery_errors: 0,
+            window_records,
+            window_first_seq: 0,
+            achieved_rate: 1000.0,
+            behind_p99_ms,
+            behind_max_ms,
+        }
+    }
+
+    fn probe(output: u64, floor: u64) -> ProbeSummary {
+        ProbeSummary {
+            output: latency(output, 20.0),
+            floor: latency(floor, 5.0),
+            unreadable: 0,
+        }
+    }
+
+    /// A crafted run: 1000/s offered, `committed_at(t)` committed at second t
+    /// of a `seconds` window, two warm-up samples before it.
+    struct Crafted {
+        samples: Vec<Sample>,
+        config: RunConfig,
+        gendata: GendataSummary,
+        probe: ProbeSummary,
+        verified: Verified,
+    }
+
+    impl Crafted {
+        fn new(seconds: usize, committed_at: impl Fn(f64) -> f64) -> Crafted {
+            let samples = (0..seconds + 3)
+                .map(|i| {
+                    let t = i as f64;
+                    // 50 % of one core at 100 ticks/s
+                    row(
+                        t,
+                        committed_at(t) as i64,
+                        (1000.0 * t) as i64,
+                        50 * i as u64,
+                        10,
+                    )
+                })
+                .collect();
+            let records = 1000 * seconds as u64;
+            Crafted {
+                samples,
+                config: config(seconds as u64),
+                gendata: gendata(records, 2.0, 5.0),
+                probe: probe(records * 29 / 100, 1000),
+                verified: Verified::Checked {
+                    verification: verification(VerificationVerdict::Passed),
+                    breach_rate: Some(0.2),
+                    enrichment: (records * 29 / 100, 0),
+                },
+            }
+        }
+
+        fn judge(&self) -> Judgement {
+            judge(&JudgeInputs {
+                samples: &self.samples,
+                window_start: 2,
+                window_start_us: 2_000_000,
+                ticks_per_s: 100.0,
+                config: &self.config,
+                gendata: &self.gendata,
+                probe: &self.probe,
+                verified: &self.verified,
+                settle: None,
+                chaos: false,
+                tolerances: &tolerances(),
+            })
+        }
+    }
+
+    fn verification(verdict: VerificationVerdict) -> Verification {
+        Verification {
+            committed_offset: 0,
+            input_records: 10_000,
+            expected: 0,
+            output_records: 0,
+            missing: 0,
+            duplicated: 0,
+            unexpected: 0,
+            corrupted: 0,
+            beyond_commit: 0,
+            verdict,
+            message: String::new(),
+        }
+    }
+
+    fn value(j: &Judgement, name: &str) -> f64 {
+        j.metrics
+            .get(name)
+            .unwrap_or_else(|| panic!("{name} missing: {:?}", j.not_applicable))
+            .value
+    }
+
+    #[test]
+    fn a_steady_product_keeps_up_and_gets_its_latency_quoted() {
+        let j = Crafted::new(20, |t| 1000.0 * t - 10.0).judge();
+        assert_eq!(j.regime, Some(Regime::KeepUp));
+        assert!(j.failure.is_none());
+        assert!((value(&j, "consumed_per_s") - 1000.0).abs() < 1e-6);
+        assert_eq!(value(&j, "latency_p50_ms"), 20.0);
+        assert_eq!(value(&j, "added_p50_ms"), 15.0);
+        assert_eq!(value(&j, "latency_max_ms"), 80.0);
+        assert!((value(&j, "cpu_avg_pct") - 50.0).abs() < 1e-9);
+        assert!((value(&j, "us_cpu_per_record") - 500.0).abs() < 1e-6);
+        assert!(j.flags.is_empty(), "{:?}", j.flags);
+        assert_eq!(j.series.unwrap().t_s.len(), 22);
+    }
+
+    #[test]
+    fn a_sawtooth_backlog_that_keeps_up_is_keep_up_with_coarse_commits() {
+        for phase in [0.0, 0.4, 1.7, 3.2] {
+            let j = Crafted::new(15, |t: f64| {
+                1000.0 * (((t + phase) / 5.0).floor() * 5.0 - phase)
+            })
+            .judge();
+            assert_eq!(
+                j.regime,
+                Some(Regime::KeepUp),
+                "phase {phase}: {:?}",
+                j.metrics
+            );
+            assert!(j.flags.contains(&flag::COARSE_COMMITS));
+            assert!(j.metrics.contains_key("latency_p50_ms"));
+        }
+    }
+
+    #[test]
+    fn slow_linear_growth_is_saturated() {
+        let j = Crafted::new(30, |t| 960.0 * t).judge();
+        assert_eq!(j.regime, Some(Regime::Saturated));
+        assert!((value(&j, "lag_drift") - 40.0 / 960.0).abs() < 1e-6);
+        assert!(!j.metrics.contains_key("latency_p50_ms"));
+        assert_eq!(
+            j.not_applicable["latency"],
+            "the run was saturated, not keep-up"
+        );
+    }
+
+    #[test]
+    fn a_shrinking_backlog_is_draining() {
+        let j = Crafted::new(10, |t| 2000.0 * t - 20_000.0).judge();
+        assert_eq!(j.regime, Some(Regime::Draining));
+        assert!(j.not_applicable["latency"].contains("draining"));
+    }
+
+    #[test]
+    fn one_sample_is_a_failure_not_a_regime() {
+        let mut c = Crafted::new(5, |t| 1000.0 * t);
+        c.samples.truncate(3);
+        let j = c.judge();
+        assert_eq!(j.regime, None);
+        assert!(j.failure.unwrap().contains("1 sample(s)"));
+    }
+
+    #[test]
+    fn a_restart_that_lowers_the_committed_offset_does_not_unconsume() {
+        let j = Crafted::new(20, |t| {
+            if (8.0..10.0).contains(&t) {
+                1000.0 * t - 4000.0
+            } else {
+                1000.0 * t
+            }
+        })
+        .judge();
+        assert_eq!(j.regime, Some(Regime::KeepUp), "{:?}", j.metrics);
+        assert!(value(&j, "consumed_per_s") > 900.0);
+    }
+
+    #[test]
+    fn an_empty_histogram_quotes_no_latency() {
+        let mut c = Crafted::new(10, |t| 1000.0 * t);
+        c.probe.output = latency(0, 0.0);
+        let j = c.judge();
+        assert_eq!(j.regime, Some(Regime::KeepUp));
+        assert!(!j.metrics.contains_key("latency_p50_ms"));
+        assert!(!j.metrics.contains_key("added_p50_ms"));
+        assert_eq!(
+            j.not_applicable["latency"],
+            "no output record arrived in the window"
+        );
+    }
+
+    #[test]
+    fn a_missing_floor_leaves_latency_but_no_added() {
+        let mut c = Crafted::new(10, |t| 1000.0 * t);
+        c.probe.floor = latency(0, 0.0);
+        let j = c.judge();
+        assert_eq!(value(&j, "latency_p50_ms"), 20.0);
+        assert!(!j.metrics.contains_key("added_p50_ms"));
+        assert!(!j.metrics.contains_key("floor_p50_ms"));
+        assert_eq!(
+            j.not_applicable["added_p50_ms"],
+            "no floor record arrived in the window"
+        );
+    }
+
+    #[test]
+    fn a_generator_behind_during_keep_up_withholds_latency() {
+        let mut c = Crafted::new(10, |t| 1000.0 * t);
+        c.gendata = gendata(10_000, 150.0, 300.0);
+        let j = c.judge();
+        assert_eq!(j.regime, Some(Regime::KeepUp));
+        assert!(j.flags.contains(&flag::GENERATOR_BEHIND));
+        assert!(!j.metrics.contains_key("latency_p50_ms"));
+        assert!(j.not_applicable["latency"].contains("gendata fell behind"));
+    }
+
+    #[test]
+    fn a_generator_late_only_at_its_max_withholds_the_tail_alone() {
+        let mut c = Crafted::new(10, |t| 1000.0 * t);
+        c.gendata = gendata(10_000, 3.0, 250.0);
+        let j = c.judge();
+        assert!(!j.flags.contains(&flag::GENERATOR_BEHIND));
+        assert_eq!(value(&j, "latency_p99_ms"), 40.0);
+        assert!(!j.metrics.contains_key("latency_p999_ms"));
+        assert!(!j.metrics.contains_key("latency_max_ms"));
+        assert!(j.not_applicable["latency_max_ms"].contains("250.0 ms"));
+    }
+
+    #[test]
+    fn slow_samples_are_counted_and_flagged() {
+        let mut c = Crafted::new(10, |t| 1000.0 * t);
+        c.samples[5].read_us = 25_000;
+        c.samples[0].read_us = 25_000; // before the window: not counted
+        let j = c.judge();
+        assert_eq!(value(&j, "slow_samples"), 1.0);
+        assert!(j.flags.contains(&flag::SLOW_SAMPLES));
+    }
+
+    #[test]
+    fn verification_verdicts_become_flags() {
+        let mut c = Crafted::new(10, |t| 1000.0 * t);
+        c.verified = Verified::Checked {
+            verification: verification(VerificationVerdict::Incomplete),
+            breach_rate: None,
+            enrichment: (0, 0),
+        };
+        let j = c.judge();
+        assert!(j.flags.contains(&flag::VERIFICATION_INCOMPLETE));
+        assert!(!j.flags.contains(&flag::VERIFICATION_FAILED));
+        c.verified = Verified::Checked {
+            verification: verification(VerificationVerdict::Failed),
+            breach_rate: None,
+            enrichment: (0, 0),
+        };
+        assert!(c.judge().flags.contains(&flag::VERIFICATION_FAILED));
+    }
+}
