@@ -26,6 +26,10 @@ pub fn trials() -> Vec<Trial> {
             eos_line_keeps_up_and_keeps_the_eu_share,
         ),
         trial(
+            "coarse_commits_keep_up_and_are_flagged",
+            coarse_commits_keep_up_and_are_flagged,
+        ),
+        trial(
             "external_broker_is_one_setting_away",
             external_broker_is_one_setting_away,
         ),
@@ -184,6 +188,49 @@ fn alos_line_keeps_up_and_keeps_the_eu_share() -> Result<(), String> {
 
 fn eos_line_keeps_up_and_keeps_the_eu_share() -> Result<(), String> {
     short_run_keeps_up("rustpipe-eos", Delivery::ExactlyOnce)
+}
+
+/// Commits every 5 s in a 15 s window make the backlog a sawtooth: the
+/// product still keeps up, and the record says the commits were coarse.
+fn coarse_commits_keep_up_and_are_flagged() -> Result<(), String> {
+    let dir = config_with_products(&[("rustpipe", crate::support::RUSTPIPE_PRODUCT)])?;
+    let bench = dir.path().join("bench.yaml");
+    let text = std::fs::read_to_string(&bench).map_err(|e| e.to_string())?;
+    let every_10ms = "commit_interval_ms: 10\n";
+    if !text.contains(every_10ms) {
+        return Err(format!(
+            "bench.yaml no longer holds `{every_10ms}`:\n{text}"
+        ));
+    }
+    std::fs::write(
+        &bench,
+        text.replace(every_10ms, "commit_interval_ms: 5000\n"),
+    )
+    .map_err(|e| e.to_string())?;
+    let results = dir.path().join("results");
+    let out = output(
+        suite_with(&bench)
+            .args(["run", "rustpipe", "stateless", "--rate", "1000"])
+            .args(["--warmup", "3", "--window", "15", "--results"])
+            .arg(&results),
+    )?;
+    ensure(out.status.success(), "the run must succeed", &out)?;
+    let r = records(&results, "stateless")?
+        .pop()
+        .ok_or("no record written")?;
+    ensure(r.regime == Some(Regime::KeepUp), "keep-up expected", &out)?;
+    ensure(
+        r.has_flag(streamsuite::results::flag::COARSE_COMMITS),
+        "flagged coarse-commits",
+        &out,
+    )?;
+    let moves = metric(&r, "commit_moves")?;
+    ensure(
+        (2.0..=4.0).contains(&moves),
+        &format!("the committed offset moved about every 5 s: {moves} of 15 intervals"),
+        &out,
+    )?;
+    crate::support::covers_the_whole_input(&r, &out)
 }
 
 /// The harness's broker, used as an external one: nothing is started or

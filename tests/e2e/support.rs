@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use streamsuite::config::Delivery;
+use streamsuite::gendata::event::Core;
 use streamsuite::results::{read_records, RunRecord, SanityVerdict, Status, VerificationVerdict};
 
 /// The repository root (bench.yaml, products/, workloads/).
@@ -144,9 +145,27 @@ pub fn did_the_same_work(r: &RunRecord, out: &Output) -> Result<(), String> {
         &format!("verification passed with nothing off: {v:?}"),
         out,
     )?;
+    covers_the_whole_input(r, out)?;
     ensure(
         String::from_utf8_lossy(&out.stderr).contains("sanity         ✓"),
         "the summary shows the sanity verdict",
+        out,
+    )
+}
+
+/// After the settle phase the product had committed every input record, so
+/// verification owed the kept records of the whole input, not of a prefix.
+pub fn covers_the_whole_input(r: &RunRecord, out: &Output) -> Result<(), String> {
+    let v = r.verification.as_ref().ok_or("verification missing")?;
+    let kept = (0..v.input_records)
+        .filter(|&seq| Core::generate(r.config.seed, seq).is_kept())
+        .count() as u64;
+    ensure(
+        v.committed_offset == v.input_records && v.expected == kept,
+        &format!(
+            "verification covers the whole input: committed {} of {}, expected {} of {kept} kept",
+            v.committed_offset, v.input_records, v.expected
+        ),
         out,
     )
 }
