@@ -1,5 +1,5 @@
 //! The suite's cache directory: installs, the local broker's jars and data,
-//! and per-run logs. Never inside the repository.
+//! per-run logs and the host's run lock. Never inside the repository.
 
 use std::path::{Path, PathBuf};
 
@@ -54,6 +54,11 @@ impl Cache {
     /// Logs and hand-off files of one run.
     pub fn run_dir(&self, run_id: &str) -> PathBuf {
         self.root.join("runs").join(run_id)
+    }
+
+    /// The file the host's run lock is taken on (see [`crate::lock`]).
+    pub fn run_lock_file(&self) -> PathBuf {
+        self.root.join("run.lock")
     }
 }
 

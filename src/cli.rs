@@ -57,7 +57,7 @@ pub struct RunArgs {
     /// Seconds of load before the window.
     #[arg(long)]
     pub warmup: Option<u64>,
-    /// Seconds measured.
+    /// Seconds measured; at least 5 samples' worth (5 s at a 1000 ms sample interval).
     #[arg(long)]
     pub window: Option<u64>,
     /// Runs of the same line, one after another, in one batch.
@@ -73,6 +73,9 @@ pub struct RunArgs {
     /// The product version to run, installed on first use (default: product.yaml's).
     #[arg(long = "version")]
     pub product_version: Option<String>,
+    /// When another run holds this host, refuse at once instead of waiting for it.
+    #[arg(long)]
+    pub no_wait: bool,
 }
 
 #[derive(Debug, Args)]
@@ -92,6 +95,9 @@ pub struct ReportArgs {
     /// Folder for the pages (default: html/ inside the results folder).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Fail on a results line that is not a run record, instead of skipping it with a warning.
+    #[arg(long)]
+    pub strict: bool,
 }
 
 #[derive(Debug, Args)]

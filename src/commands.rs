@@ -7,11 +7,12 @@ use anyhow::{Context, Result};
 use crate::broker::{BrokerSession, LocalBroker};
 use crate::cache::Cache;
 use crate::cli::{BrokerAction, Cli, Command, ExportArgs, InstallArgs, ReportArgs, RunArgs};
-use crate::config::{Delivery, Suite};
+use crate::config::{Delivery, Suite, MIN_WINDOW_SAMPLES};
 use crate::host::HostInfo;
 use crate::interrupt::{Interrupt, Interrupted};
+use crate::lock::{RunLock, WhenHeld};
 use crate::products::{self, Availability};
-use crate::report;
+use crate::report::{self, BadLines};
 use crate::results::{self, RunConfig, Status};
 use crate::runner::{self, RunContext};
 
@@ -144,7 +145,8 @@ fn broker(suite: &Suite, action: BrokerAction) -> Result<i32> {
     }
 }
 
-/// `suite run`: `--repeat` runs of one line, one after another, one batch.
+/// `suite run`: `--repeat` runs of one line, one after another, one batch,
+/// holding the host's run lock throughout.
 fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
     let mode = args.mode.as_deref().and_then(Delivery::parse);
     let line = suite.line(&args.product, mode)?;
@@ -158,10 +160,18 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
         );
     }
     let defaults = &suite.bench.run;
+    let window_s = args.window.unwrap_or(defaults.window_s);
+    if let Err(min) = defaults.check_window(window_s) {
+        anyhow::bail!(
+            "--window {window_s} is too short: a window must span at least {MIN_WINDOW_SAMPLES} \
+             samples, {min} s at bench.yaml's run.sample_interval_ms {}; use --window {min} or more",
+            defaults.sample_interval_ms
+        );
+    }
     let config = RunConfig {
         rate: args.rate.unwrap_or(defaults.rate),
         warmup_s: args.warmup.unwrap_or(defaults.warmup_s),
-        window_s: args.window.unwrap_or(defaults.window_s).max(1),
+        window_s,
         seed: defaults.seed,
         commit_interval_ms: defaults.commit_interval_ms,
         parallelism: defaults.parallelism,
@@ -177,15 +187,33 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
             );
         }
     }
+    // Before anything starts: a record that cannot be written would cost
+    // the whole measurement.
+    let results_dir = runner::results_dir(&suite.root, &suite.bench, args.results);
+    let pages_dir = report::default_out_dir(&results_dir);
+    results::ensure_writable(&results_dir).map_err(|err| {
+        anyhow::anyhow!(
+            "results folder {} cannot be written ({err}); choose another with --results",
+            results_dir.display()
+        )
+    })?;
+    results::ensure_writable(&pages_dir).map_err(|err| {
+        anyhow::anyhow!(
+            "report folder {} cannot be written ({err}); make it writable or choose another --results",
+            pages_dir.display()
+        )
+    })?;
     let interrupt = Interrupt::install()?;
     let cache = cache(suite)?;
+    let holder = format!("{} {}", line.line.name, workload.name);
+    let when_held = WhenHeld::from_no_wait(args.no_wait);
+    let _lock = RunLock::acquire(&cache, &holder, when_held, &interrupt)?;
     let installation = products::ensure_installed(
         line.product,
         args.product_version.as_deref(),
         &cache,
         &interrupt,
     )?;
-    let results_dir = runner::results_dir(&suite.root, &suite.bench, args.results);
     let session = BrokerSession::open(&suite.bench.broker, &cache, &interrupt)?;
     let host = HostInfo::current();
     let ctx = RunContext {
@@ -219,7 +247,7 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
         }
         // The pages always show the newest result; a page that fails to
         // render never costs a measurement.
-        match report::write_site(suite, &results_dir, &report::default_out_dir(&results_dir)) {
+        match report::write_site(suite, &results_dir, &pages_dir, BadLines::Warn) {
             Ok(index) => eprintln!("  report: {}", index.display()),
             Err(err) => eprintln!("warning: the report was not updated: {err:#}"),
         }
@@ -234,7 +262,12 @@ fn report(suite: &Suite, args: ReportArgs) -> Result<i32> {
     let out = args
         .out
         .unwrap_or_else(|| report::default_out_dir(&results_dir));
-    let index = report::write_site(suite, &results_dir, &out)?;
+    let bad_lines = if args.strict {
+        BadLines::Fail
+    } else {
+        BadLines::Warn
+    };
+    let index = report::write_site(suite, &results_dir, &out, bad_lines)?;
     println!("{}", index.display());
     Ok(0)
 }
@@ -242,7 +275,7 @@ fn report(suite: &Suite, args: ReportArgs) -> Result<i32> {
 /// `suite export`: a run's histogram, or a workload's tables, as text.
 fn export(suite: &Suite, args: ExportArgs) -> Result<i32> {
     let results_dir = runner::results_dir(&suite.root, &suite.bench, args.results);
-    let results = report::load_results(&results_dir)?;
+    let results = report::load_results(&results_dir, BadLines::Warn)?;
     let text = if args.hgrm {
         let record = results
             .values()

@@ -14,6 +14,7 @@ pub mod gendata;
 pub mod handoff;
 pub mod host;
 pub mod interrupt;
+pub mod lock;
 pub mod pipeline;
 pub mod probe;
 pub mod process;

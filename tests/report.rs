@@ -6,7 +6,7 @@
 use std::path::PathBuf;
 
 use streamsuite::config::Suite;
-use streamsuite::report::{self, export};
+use streamsuite::report::{self, export, BadLines};
 
 fn fixture() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/report")
@@ -18,7 +18,7 @@ fn suite() -> Suite {
 
 #[test]
 fn pages_show_every_kind_of_run() {
-    let results = report::load_results(&fixture().join("results")).unwrap();
+    let results = report::load_results(&fixture().join("results"), BadLines::Fail).unwrap();
     let pages = report::render_site(&suite(), &results).unwrap();
     let names: Vec<&str> = pages.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["index.html", "stateless.html"]);
@@ -46,7 +46,7 @@ fn pages_show_every_kind_of_run() {
 #[test]
 fn an_empty_results_folder_renders_pages_that_say_so() {
     let empty = tempfile::tempdir().unwrap();
-    let results = report::load_results(empty.path()).unwrap();
+    let results = report::load_results(empty.path(), BadLines::Fail).unwrap();
     let pages = report::render_site(&suite(), &results).unwrap();
     // Every measured section is empty; only the characteristics from
     // products/ remain.
@@ -59,14 +59,39 @@ fn an_empty_results_folder_renders_pages_that_say_so() {
 #[test]
 fn pages_are_written_into_the_out_folder() {
     let out = tempfile::tempdir().unwrap();
-    let index = report::write_site(&suite(), &fixture().join("results"), out.path()).unwrap();
+    let index = report::write_site(
+        &suite(),
+        &fixture().join("results"),
+        out.path(),
+        BadLines::Fail,
+    )
+    .unwrap();
     assert_eq!(index, out.path().join("index.html"));
     assert!(out.path().join("stateless.html").is_file());
 }
 
 #[test]
+fn a_broken_line_costs_only_itself_unless_strict() {
+    let results = tempfile::tempdir().unwrap();
+    let path = results.path().join("stateless.jsonl");
+    let clean = std::fs::read_to_string(fixture().join("results/stateless.jsonl")).unwrap();
+    let mut lines: Vec<&str> = clean.lines().collect();
+    lines.insert(2, "{\"schema\": 1, \"run_id\": ");
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    let all = report::load_results(&fixture().join("results"), BadLines::Fail).unwrap();
+    let kept = report::load_results(results.path(), BadLines::Warn).unwrap();
+    assert_eq!(kept["stateless"].len(), all["stateless"].len());
+    let err = format!(
+        "{:#}",
+        report::load_results(results.path(), BadLines::Fail).unwrap_err()
+    );
+    let expected = format!("{}:3: not a run record: ", path.display());
+    assert!(err.starts_with(&expected), "{err}");
+}
+
+#[test]
 fn tables_export_as_csv_and_markdown() {
-    let results = report::load_results(&fixture().join("results")).unwrap();
+    let results = report::load_results(&fixture().join("results"), BadLines::Fail).unwrap();
     let page = report::workload_page(&suite(), "stateless", &results["stateless"]);
     insta::assert_snapshot!("stateless_csv", export::csv(&page));
     insta::assert_snapshot!("stateless_markdown", export::markdown(&page));
@@ -74,7 +99,7 @@ fn tables_export_as_csv_and_markdown() {
 
 #[test]
 fn a_runs_histogram_exports_as_hgrm() {
-    let results = report::load_results(&fixture().join("results")).unwrap();
+    let results = report::load_results(&fixture().join("results"), BadLines::Fail).unwrap();
     let run = results["stateless"]
         .iter()
         .find(|r| r.run_id == "20261130T053600Z-rustpipe-eos-b001")

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use streamsuite::config::Suite;
-use streamsuite::report;
+use streamsuite::report::{self, BadLines};
 
 /// Chromium, headless, with everything that would reach the network off.
 fn chromium(profile: &Path) -> Command {
@@ -91,7 +91,7 @@ fn rendered_pages_load_cleanly_from_file_urls() {
     let fixture = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/report");
     let suite = Suite::load(&fixture.join("config/bench.yaml")).unwrap();
     let out = out_dir("report-browser");
-    report::write_site(&suite, &fixture.join("results"), &out).unwrap();
+    report::write_site(&suite, &fixture.join("results"), &out, BadLines::Fail).unwrap();
     for page in ["index.html", "stateless.html"] {
         let shot = out.join(page.replace(".html", ".png"));
         match check_page(&out.join(page), &shot) {

@@ -4,7 +4,11 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{load_yaml, ConfigError};
+use super::{key_line, parse_yaml, read_text, ConfigError};
+
+/// The fewest samples a measurement window may span: the regime is a slope
+/// over the window's samples, and fewer cannot carry one.
+pub const MIN_WINDOW_SAMPLES: u64 = 5;
 
 /// The whole of `bench.yaml`.
 #[derive(Debug, Clone, Deserialize)]
@@ -105,6 +109,28 @@ fn default_settle_s() -> u64 {
     30
 }
 
+impl RunDefaults {
+    /// The shortest window, in whole seconds, that spans
+    /// [`MIN_WINDOW_SAMPLES`] samples at `sample_interval_ms`.
+    pub fn min_window_s(&self) -> u64 {
+        MIN_WINDOW_SAMPLES
+            .saturating_mul(self.sample_interval_ms)
+            .div_ceil(1000)
+            .max(1)
+    }
+
+    /// `Err` with the shortest allowed window when `window_s` spans fewer
+    /// than [`MIN_WINDOW_SAMPLES`] samples.
+    pub fn check_window(&self, window_s: u64) -> Result<(), u64> {
+        let min = self.min_window_s();
+        if window_s < min {
+            Err(min)
+        } else {
+            Ok(())
+        }
+    }
+}
+
 /// Thresholds for flags and verdicts; each is a finite number, zero or more.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -140,16 +166,30 @@ fn non_negative<'de, D: serde::Deserializer<'de>>(deserializer: D) -> Result<f64
 impl Bench {
     /// Reads and checks `bench.yaml`.
     pub fn from_file(path: &Path) -> Result<Bench, ConfigError> {
-        let bench: Bench = load_yaml(path)?;
+        let text = read_text(path)?;
+        let bench: Bench = parse_yaml(path, &text)?;
         let invalid = |message: &str| ConfigError::Invalid {
             path: path.to_path_buf(),
             message: message.to_string(),
         };
-        if bench.run.window_s == 0 {
-            return Err(invalid("run.window_s must be at least 1"));
-        }
         if bench.run.sample_interval_ms == 0 {
             return Err(invalid("run.sample_interval_ms must be at least 1"));
+        }
+        if let Err(min) = bench.run.check_window(bench.run.window_s) {
+            let message = format!(
+                "run.window_s {} is too short: a window must span at least \
+                 {MIN_WINDOW_SAMPLES} samples, {min} s at run.sample_interval_ms {}; \
+                 set it to {min} or more",
+                bench.run.window_s, bench.run.sample_interval_ms
+            );
+            return Err(match key_line(&text, "window_s") {
+                Some(line) => ConfigError::Value {
+                    path: path.to_path_buf(),
+                    line,
+                    message,
+                },
+                None => invalid(&message),
+            });
         }
         if let BrokerConfig::External { bootstrap, .. } = &bench.broker {
             if bootstrap.trim().is_empty() {
@@ -162,7 +202,6 @@ impl Bench {
 
 #[cfg(test)]
 mod tests {
-    use super::super::parse_yaml;
     use super::*;
 
     const RUN: &str =
@@ -229,5 +268,51 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("unknown field `prot`"), "{err}");
+    }
+
+    fn run_defaults(window_s: u64, sample_interval_ms: u64) -> RunDefaults {
+        let text = RUN
+            .replace("window_s: 2", &format!("window_s: {window_s}"))
+            .replace(
+                "sample_interval_ms: 1000",
+                &format!("sample_interval_ms: {sample_interval_ms}"),
+            );
+        let bench: Bench =
+            parse_yaml(Path::new("b.yaml"), &format!("bench_version: 1\n{text}")).unwrap();
+        bench.run
+    }
+
+    #[test]
+    fn a_window_spans_at_least_five_samples() {
+        let run = run_defaults(30, 1000);
+        assert_eq!(run.min_window_s(), 5);
+        assert_eq!(run.check_window(0), Err(5));
+        assert_eq!(run.check_window(4), Err(5));
+        assert_eq!(run.check_window(5), Ok(()));
+        // Five samples of 1.5 s take 7.5 s: a whole second more.
+        assert_eq!(run_defaults(30, 1500).min_window_s(), 8);
+        // Fast sampling still needs a window of one second.
+        assert_eq!(run_defaults(30, 100).min_window_s(), 1);
+        assert_eq!(run_defaults(30, 100).check_window(0), Err(1));
+    }
+
+    #[test]
+    fn a_short_window_in_bench_yaml_names_file_and_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bench.yaml");
+        let text = "bench_version: 1\nrun:\n  warmup_s: 1\n  window_s: 4\n  rate: 10\n  seed: 1\n  \
+            sample_interval_ms: 1000\n  commit_interval_ms: 10\n  parallelism: 1\n  \
+            ready_timeout_s: 5\n  stop_grace_s: 5\n\
+            tolerances: {lag_drift: 0.02, selectivity: 0.25, generator_behind_ms: 100, host_busy_pct: 90}\n";
+        std::fs::write(&path, text).unwrap();
+        let err = Bench::from_file(&path).unwrap_err().to_string();
+        let expected = format!(
+            "{}:4: run.window_s 4 is too short: a window must span at least 5 samples, \
+             5 s at run.sample_interval_ms 1000; set it to 5 or more",
+            path.display()
+        );
+        assert_eq!(err, expected);
+        std::fs::write(&path, text.replace("window_s: 4", "window_s: 5")).unwrap();
+        assert_eq!(Bench::from_file(&path).unwrap().run.window_s, 5);
     }
 }

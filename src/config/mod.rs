@@ -9,7 +9,7 @@ mod chaos;
 mod product;
 mod workload;
 
-pub use bench::{Bench, BrokerConfig, RunDefaults, Tolerances};
+pub use bench::{Bench, BrokerConfig, RunDefaults, Tolerances, MIN_WINDOW_SAMPLES};
 pub use chaos::ChaosPlan;
 pub use product::{Delivery, Install, Line, Product, Readiness};
 pub use workload::Workload;
@@ -35,6 +35,13 @@ pub enum ConfigError {
     },
     #[error("{path}: {message}")]
     Invalid { path: PathBuf, message: String },
+    /// A value that parses but is out of range, at the line that sets it.
+    #[error("{path}:{line}: {message}")]
+    Value {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
     #[error("unknown {kind} `{name}`; known: {known}")]
     Unknown {
         kind: &'static str,
@@ -45,11 +52,28 @@ pub enum ConfigError {
 
 /// Reads and parses one YAML file into `T`, naming the file and line on error.
 pub(crate) fn load_yaml<T: DeserializeOwned>(path: &Path) -> Result<T, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
+    parse_yaml(path, &read_text(path)?)
+}
+
+fn read_text(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
         path: path.to_path_buf(),
         source,
-    })?;
-    parse_yaml(path, &text)
+    })
+}
+
+/// The 1-based line of the first `key:` in `text` outside comments, for
+/// errors about a value that parsed but is out of range.
+fn key_line(text: &str, key: &str) -> Option<usize> {
+    let sets_key = |line: &str| {
+        let code = line.split('#').next().unwrap_or_default();
+        code.match_indices(key).any(|(at, _)| {
+            let before = code[..at].chars().next_back();
+            let whole_word = before.is_none_or(|c| !(c.is_alphanumeric() || c == '_'));
+            whole_word && code[at + key.len()..].trim_start().starts_with(':')
+        })
+    };
+    text.lines().position(sets_key).map(|i| i + 1)
 }
 
 fn parse_yaml<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, ConfigError> {
@@ -252,6 +276,17 @@ mod tests {
         assert!(err.contains("rustpipe-eos"), "{err}");
         let err = suite.workload("nosuch").unwrap_err().to_string();
         assert!(err.contains("stateless"), "{err}");
+    }
+
+    #[test]
+    fn a_key_is_found_by_its_whole_name_outside_comments() {
+        let text = "# window_s: 9\nrun:\n  max_window_s: 1\n  window_s : 2\n";
+        assert_eq!(key_line(text, "window_s"), Some(4));
+        assert_eq!(
+            key_line("run: {rate: 1, window_s: 2}\n", "window_s"),
+            Some(1)
+        );
+        assert_eq!(key_line("run: {}\n", "window_s"), None);
     }
 
     #[test]

@@ -25,7 +25,7 @@ use minijinja::Environment;
 use serde::Serialize;
 
 use crate::config::Suite;
-use crate::results::{read_records, RunRecord};
+use crate::results::{read_results_file, RunRecord};
 
 /// The folder the pages go to when `--out` is not given: `html/` inside the
 /// results folder, so pages never land outside the folder the runs wrote to.
@@ -33,25 +33,49 @@ pub fn default_out_dir(results_dir: &Path) -> PathBuf {
     results_dir.join("html")
 }
 
+/// What reading the results does with a line that is not a run record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BadLines {
+    /// Print a warning naming its file and line, and go on with the rest.
+    Warn,
+    /// Fail, naming its file and line (`suite report --strict`).
+    Fail,
+}
+
 /// Every record of every `<workload>.jsonl` in `dir`, by workload. A missing
-/// folder holds no records.
-pub fn load_results(dir: &Path) -> Result<BTreeMap<String, Vec<RunRecord>>> {
+/// folder holds no records. A line that is not a record is skipped with a
+/// warning on standard error, or fails the whole read, as `bad_lines` says.
+pub fn load_results(dir: &Path, bad_lines: BadLines) -> Result<BTreeMap<String, Vec<RunRecord>>> {
     let mut results = BTreeMap::new();
     if !dir.exists() {
         return Ok(results);
     }
     let entries = std::fs::read_dir(dir).with_context(|| format!("reading {}", dir.display()))?;
+    let mut paths = Vec::new();
     for entry in entries {
         let path = entry
             .with_context(|| format!("reading {}", dir.display()))?
             .path();
-        if path.extension().and_then(|e| e.to_str()) != Some("jsonl") {
-            continue;
+        if path.extension().and_then(|e| e.to_str()) == Some("jsonl") {
+            paths.push(path);
         }
+    }
+    // In name order, so warnings and the first failure are the same each time.
+    paths.sort();
+    for path in paths {
         let Some(stem) = path.file_stem().and_then(|s| s.to_str()) else {
             continue;
         };
-        results.insert(stem.to_string(), read_records(&path)?);
+        let file = read_results_file(&path)?;
+        if let Some(bad) = file.skipped.first() {
+            if bad_lines == BadLines::Fail {
+                return Err(bad.clone().into());
+            }
+        }
+        for bad in &file.skipped {
+            eprintln!("warning: {bad} (line skipped)");
+        }
+        results.insert(stem.to_string(), file.records);
     }
     Ok(results)
 }
@@ -110,10 +134,15 @@ fn render(env: &Environment<'_>, template: &str, page: &impl Serialize) -> Resul
         .with_context(|| format!("rendering templates/{template}"))
 }
 
-/// Reads `results_dir` and writes every page into `out_dir`; returns the
-/// index's path.
-pub fn write_site(suite: &Suite, results_dir: &Path, out_dir: &Path) -> Result<PathBuf> {
-    let results = load_results(results_dir)?;
+/// Reads `results_dir` (treating lines that are not records as `bad_lines`
+/// says) and writes every page into `out_dir`; returns the index's path.
+pub fn write_site(
+    suite: &Suite,
+    results_dir: &Path,
+    out_dir: &Path,
+    bad_lines: BadLines,
+) -> Result<PathBuf> {
+    let results = load_results(results_dir, bad_lines)?;
     let pages = render_site(suite, &results)?;
     std::fs::create_dir_all(out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
     for (name, html) in &pages {

@@ -5,6 +5,7 @@
 use std::collections::BTreeMap;
 use std::fs::OpenOptions;
 use std::io::Write;
+use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
@@ -276,6 +277,16 @@ pub fn results_file(dir: &Path, workload: &str) -> PathBuf {
     dir.join(format!("{workload}.jsonl"))
 }
 
+/// Creates `dir` if missing and proves it can be written (a probe file is
+/// created and removed), so a folder that cannot take a record is found
+/// before a run starts, not after it.
+pub fn ensure_writable(dir: &Path) -> std::io::Result<()> {
+    std::fs::create_dir_all(dir)?;
+    let probe = dir.join(format!(".write-check-{}", std::process::id()));
+    std::fs::File::create(&probe)?;
+    std::fs::remove_file(&probe)
+}
+
 /// Appends `record` as one line to its workload's file. The line goes out in a
 /// single write on a file opened for appending, so a reader or an interrupted
 /// run never leaves half a line behind.
@@ -286,28 +297,83 @@ pub fn append_record(dir: &Path, record: &RunRecord) -> Result<PathBuf> {
     line.push('\n');
     let mut file = OpenOptions::new()
         .create(true)
+        .read(true)
         .append(true)
         .open(&path)
         .with_context(|| format!("opening {}", path.display()))?;
+    // A file whose last line was cut short (a hand edit, a full disk) would
+    // swallow this record into that broken line: start a line of our own.
+    if ends_mid_line(&file).with_context(|| format!("reading {}", path.display()))? {
+        line.insert(0, '\n');
+    }
     file.write_all(line.as_bytes())
         .and_then(|()| file.sync_data())
         .with_context(|| format!("appending to {}", path.display()))?;
     Ok(path)
 }
 
+/// A line of a results file that is not a run record.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{}:{line}: not a run record: {reason}", path.display())]
+pub struct SkippedLine {
+    pub path: PathBuf,
+    /// 1-based.
+    pub line: usize,
+    /// What the JSON parser said.
+    pub reason: String,
+}
+
+/// The records of one results file, and the lines that are not records.
+#[derive(Debug)]
+pub struct ResultsFile {
+    pub records: Vec<RunRecord>,
+    pub skipped: Vec<SkippedLine>,
+}
+
+fn ends_mid_line(file: &std::fs::File) -> std::io::Result<bool> {
+    let len = file.metadata()?.len();
+    if len == 0 {
+        return Ok(false);
+    }
+    let mut last = [0u8];
+    file.read_exact_at(&mut last, len - 1)?;
+    Ok(last[0] != b'\n')
+}
+
+/// Reads every record of a JSONL file. A line that does not parse is set
+/// aside with its reason, so one broken line never hides the others; only a
+/// file that cannot be read is an error.
+pub fn read_results_file(path: &Path) -> Result<ResultsFile> {
+    let text =
+        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
+    let mut file = ResultsFile {
+        records: Vec::new(),
+        skipped: Vec::new(),
+    };
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str(line) {
+            Ok(record) => file.records.push(record),
+            Err(err) => file.skipped.push(SkippedLine {
+                path: path.to_path_buf(),
+                line: i + 1,
+                reason: err.to_string(),
+            }),
+        }
+    }
+    Ok(file)
+}
+
 /// Reads every record of a JSONL file; a line that does not parse is an error
 /// naming the file and line.
 pub fn read_records(path: &Path) -> Result<Vec<RunRecord>> {
-    let text =
-        std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    text.lines()
-        .enumerate()
-        .filter(|(_, line)| !line.trim().is_empty())
-        .map(|(i, line)| {
-            serde_json::from_str(line)
-                .with_context(|| format!("{}:{}: not a run record", path.display(), i + 1))
-        })
-        .collect()
+    let file = read_results_file(path)?;
+    match file.skipped.into_iter().next() {
+        Some(bad) => Err(bad.into()),
+        None => Ok(file.records),
+    }
 }
 
 #[cfg(test)]
@@ -407,5 +473,61 @@ mod tests {
             .unwrap();
         let err = format!("{:#}", read_records(&path).unwrap_err());
         assert!(err.contains("stateless.jsonl:2: not a run record"), "{err}");
+    }
+
+    #[test]
+    fn a_broken_line_is_set_aside_and_the_others_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = append_record(dir.path(), &record("a")).unwrap();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b"{\"half\":\n")
+            .unwrap();
+        append_record(dir.path(), &record("b")).unwrap();
+        let file = read_results_file(&path).unwrap();
+        let ids: Vec<&str> = file.records.iter().map(|r| r.run_id.as_str()).collect();
+        assert_eq!(ids, ["a", "b"]);
+        assert_eq!(file.skipped.len(), 1);
+        assert_eq!(file.skipped[0].line, 2);
+        let warning = file.skipped[0].to_string();
+        assert!(
+            warning.starts_with(&format!("{}:2: not a run record: ", path.display())),
+            "{warning}"
+        );
+        // Strict reading still fails on it, naming file and line.
+        let err = format!("{:#}", read_records(&path).unwrap_err());
+        assert!(err.contains("stateless.jsonl:2: not a run record"), "{err}");
+    }
+
+    #[test]
+    fn a_record_appended_after_a_cut_line_starts_its_own() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = append_record(dir.path(), &record("a")).unwrap();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap()
+            .write_all(b"{\"cut")
+            .unwrap();
+        append_record(dir.path(), &record("b")).unwrap();
+        let file = read_results_file(&path).unwrap();
+        assert_eq!(file.records.len(), 2);
+        assert_eq!(file.records[1].run_id, "b");
+        assert_eq!(file.skipped.len(), 1);
+        assert_eq!(file.skipped[0].line, 2);
+    }
+
+    #[test]
+    fn a_folder_is_writable_or_says_why_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let results = dir.path().join("new/results");
+        ensure_writable(&results).unwrap();
+        assert!(results.is_dir());
+        assert_eq!(std::fs::read_dir(&results).unwrap().count(), 0);
+        let file = dir.path().join("a-file");
+        std::fs::write(&file, "").unwrap();
+        assert!(ensure_writable(&file.join("results")).is_err());
     }
 }

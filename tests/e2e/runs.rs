@@ -260,7 +260,7 @@ fn external_broker_is_one_setting_away() -> Result<(), String> {
                 "--warmup",
                 "1",
                 "--window",
-                "3",
+                "5",
             ])
             .arg("--results")
             .arg(&results),
