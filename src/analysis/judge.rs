@@ -233,6 +233,16 @@ pub fn judge(m: &JudgeInputs<'_>) -> Judgement {
         j.put("cpu_p95_pct", p.cpu_p95_pct, cpu_unit, Better::Lower);
         j.put("mem_avg_mb", p.mem_avg_mb, "MB", Better::Lower);
         j.put("mem_max_mb", p.mem_max_mb, "MB", Better::Lower);
+        if let Some(rss) = p.rss_avg_mb {
+            j.put("rss_avg_mb", rss, "MB", Better::Lower);
+        }
+        j.maybe(
+            "uss_avg_mb",
+            p.uss_avg_mb,
+            "MB",
+            Better::Lower,
+            "the product's smaps_rollup could not be read at every sample",
+        );
         j.put("samples", p.samples as f64, "samples", Better::Higher);
         j.maybe(
             "rows_per_s_per_core",
@@ -531,6 +541,20 @@ mod tests {
         assert!((value(&j, "us_cpu_per_record") - 500.0).abs() < 1e-6);
         assert!(j.flags.is_empty(), "{:?}", j.flags);
         assert_eq!(j.series.unwrap().t_s.len(), 22);
+    }
+
+    #[test]
+    fn the_products_rss_and_uss_stand_beside_its_pss() {
+        // Crafted trees hold 10 MB PSS, twice that RSS, half that USS.
+        let mut c = Crafted::new(10, |t| 1000.0 * t);
+        let j = c.judge();
+        assert_eq!(value(&j, "mem_avg_mb"), 10.0);
+        assert_eq!(value(&j, "rss_avg_mb"), 20.0);
+        assert_eq!(value(&j, "uss_avg_mb"), 5.0);
+        c.samples[5].product.uss_bytes = None;
+        let j = c.judge();
+        assert!(!j.metrics.contains_key("uss_avg_mb"));
+        assert!(j.not_applicable["uss_avg_mb"].contains("smaps_rollup"));
     }
 
     #[test]

@@ -165,6 +165,11 @@ fn cpu_per_interval(
         .collect()
 }
 
+/// The largest of `values`, 0 for none.
+fn max(values: &[f64]) -> f64 {
+    values.iter().copied().fold(0.0, f64::max)
+}
+
 /// Resources of the tree `pick` selects, over `rows` (the window, bounds included).
 pub fn summarize(
     rows: &[Sample],
@@ -176,6 +181,13 @@ pub fn summarize(
     let memory: Vec<f64> = readings
         .iter()
         .map(|r| r.memory_bytes as f64 / MB)
+        .collect();
+    let rss: Vec<f64> = readings.iter().map(|r| r.rss_bytes as f64 / MB).collect();
+    // USS only where every sample read it: like the instrument, one gap
+    // would leave an average of part of the window.
+    let uss: Option<Vec<f64>> = readings
+        .iter()
+        .map(|r| r.uss_bytes.map(|b| b as f64 / MB))
         .collect();
     let instrument = if readings
         .iter()
@@ -189,7 +201,11 @@ pub fn summarize(
         cpu_avg_pct: mean(&cpu)?,
         cpu_p95_pct: percentile(&cpu, 0.95)?,
         mem_avg_mb: mean(&memory)?,
-        mem_max_mb: memory.iter().copied().fold(0.0, f64::max),
+        mem_max_mb: max(&memory),
+        rss_avg_mb: mean(&rss),
+        rss_max_mb: Some(max(&rss)),
+        uss_avg_mb: uss.as_deref().and_then(mean),
+        uss_max_mb: uss.as_deref().map(max),
         samples: cpu.len(),
         instrument,
     })
@@ -206,7 +222,7 @@ pub fn host_load(rows: &[Sample]) -> Option<HostLoad> {
         .collect();
     Some(HostLoad {
         busy_avg_pct: mean(&busy)?,
-        busy_max_pct: busy.iter().copied().fold(0.0, f64::max),
+        busy_max_pct: max(&busy),
     })
 }
 
@@ -269,11 +285,14 @@ pub(crate) mod tests {
     use super::*;
     use crate::sampler::TickMap;
 
+    /// A tree of `mb` MB PSS, twice that RSS and half that USS.
     pub(crate) fn reading(ticks: u64, mb: u64, instrument: MemoryInstrument) -> TreeReading {
         TreeReading {
             ticks: TickMap::from([((10, 1), ticks)]),
             memory_bytes: mb * 1024 * 1024,
             instrument,
+            rss_bytes: 2 * mb * 1024 * 1024,
+            uss_bytes: Some(mb * 512 * 1024),
             processes: 1,
         }
     }
@@ -446,6 +465,10 @@ pub(crate) mod tests {
         assert!((r.cpu_p95_pct - 300.0).abs() < 1e-9);
         assert!((r.mem_avg_mb - 200.0).abs() < 1e-9);
         assert!((r.mem_max_mb - 300.0).abs() < 1e-9);
+        assert_eq!(r.rss_avg_mb, Some(400.0));
+        assert_eq!(r.rss_max_mb, Some(600.0));
+        assert_eq!(r.uss_avg_mb, Some(100.0));
+        assert_eq!(r.uss_max_mb, Some(150.0));
         assert_eq!(r.instrument, MemoryInstrument::Pss);
         assert!(summarize(&rows, 100.0, |r| r.broker.as_ref()).is_none());
         let host = host_load(&rows).unwrap();
@@ -458,6 +481,16 @@ pub(crate) mod tests {
         rows[1].product.instrument = MemoryInstrument::Rss;
         let r = summarize(&rows, 100.0, |r| Some(&r.product)).unwrap();
         assert_eq!(r.instrument, MemoryInstrument::Rss);
+    }
+
+    #[test]
+    fn one_sample_without_uss_leaves_uss_out_and_rss_in() {
+        let mut rows = vec![row(0.0, 0, 0, 0, 100), row(1.0, 0, 0, 0, 300)];
+        rows[1].product.uss_bytes = None;
+        let r = summarize(&rows, 100.0, |r| Some(&r.product)).unwrap();
+        assert_eq!((r.uss_avg_mb, r.uss_max_mb), (None, None));
+        assert_eq!((r.rss_avg_mb, r.rss_max_mb), (Some(400.0), Some(600.0)));
+        assert!((r.mem_avg_mb - 200.0).abs() < 1e-9);
     }
 
     #[test]

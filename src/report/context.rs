@@ -17,6 +17,7 @@ use super::table::{
 };
 use crate::analysis::{spread, Spread};
 use crate::config::{Suite, Workload};
+use crate::host::HostInfo;
 use crate::products::{self, Availability};
 use crate::results::{Better, Regime, RunRecord, Status};
 
@@ -324,16 +325,12 @@ fn header(records: &[RunRecord]) -> Header {
         }
         seen
     };
-    let hosts = distinct(&|r| {
-        format!(
-            "{} · {} cores · {} MB · kernel {} ({})",
-            r.host.cpu_model,
-            r.host.cores,
-            grouped(r.host.memory_mb as i64),
-            r.host.kernel,
-            r.host.hostname
-        )
-    });
+    let mut hosts: Vec<&HostInfo> = Vec::new();
+    for r in &newest_first {
+        if !hosts.iter().any(|h| h.same_host(&r.host)) {
+            hosts.push(&r.host);
+        }
+    }
     let brokers = distinct(&|r| {
         format!(
             "{} broker, {}",
@@ -343,7 +340,7 @@ fn header(records: &[RunRecord]) -> Header {
     });
     let bench_versions = distinct(&|r| r.bench_version.to_string()).join(", ");
     Header {
-        hosts,
+        hosts: hosts.into_iter().map(host_label).collect(),
         brokers,
         last_updated: newest_first
             .first()
@@ -352,6 +349,24 @@ fn header(records: &[RunRecord]) -> Header {
         bench_versions,
         runs: records.len(),
     }
+}
+
+/// A host as the page header shows it: every field [`HostInfo::same_host`]
+/// compares, so two hosts read apart (the machine id by the first
+/// digits of its digest).
+fn host_label(h: &HostInfo) -> String {
+    let mut parts = vec![h.cpu_model.clone()];
+    parts.extend(h.cpu_mhz.map(|mhz| format!("{mhz} MHz")));
+    parts.push(format!("{} cores", h.cores));
+    parts.extend(h.threads.map(|t| format!("{t} threads")));
+    parts.push(format!("{} MB", grouped(h.memory_mb as i64)));
+    parts.push(format!("kernel {}", h.kernel));
+    let machine = h
+        .machine_id_hash
+        .as_deref()
+        .map(|id| format!(", machine {}", id.get(..8).unwrap_or(id)))
+        .unwrap_or_default();
+    format!("{} ({}{machine})", parts.join(" · "), h.hostname)
 }
 
 const PERCENTILES: [(&str, &str); 5] = [
@@ -737,7 +752,7 @@ fn eos_cost_table(suite: &Suite, records: &[RunRecord], lines: &[LineRuns<'_>]) 
         if ra.config != re.config {
             measured.push("≠ config");
         }
-        if ra.host.cpu_model != re.host.cpu_model || ra.host.hostname != re.host.hostname {
+        if !ra.host.same_host(&re.host) {
             measured.push("≠ host");
         }
         if ra.bench_version != re.bench_version {
@@ -902,5 +917,39 @@ fn one_line(text: &str, max: usize) -> String {
         format!("{}…", joined.chars().take(max).collect::<String>())
     } else {
         joined
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::read_records;
+
+    fn fixture() -> RunRecord {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/report/results/stateless.jsonl");
+        read_records(&path).unwrap().remove(0)
+    }
+
+    #[test]
+    fn two_kernels_are_two_hosts_in_the_header() {
+        let (a, mut b) = (fixture(), fixture());
+        b.host.kernel.push_str("-next");
+        let hosts = header(&[a, b]).hosts;
+        assert_eq!(hosts.len(), 2, "{hosts:?}");
+        assert_ne!(hosts[0], hosts[1]);
+    }
+
+    #[test]
+    fn two_machines_alike_in_all_else_are_two_hosts_in_the_header() {
+        let (mut a, mut b) = (fixture(), fixture());
+        a.host.machine_id_hash = Some("00112233aabbccdd".into());
+        b.host.machine_id_hash = Some("99887766aabbccdd".into());
+        let hosts = header(&[a.clone(), b]).hosts;
+        assert_eq!(hosts.len(), 2, "{hosts:?}");
+        assert!(hosts.iter().any(|h| h.ends_with("(vm, machine 00112233)")));
+        // an older record of the same host, without the new fields, joins it
+        let hosts = header(&[a, fixture()]).hosts;
+        assert_eq!(hosts.len(), 1, "{hosts:?}");
     }
 }

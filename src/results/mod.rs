@@ -391,8 +391,11 @@ mod tests {
                 hostname: "h".into(),
                 cpu_model: "c".into(),
                 cores: 2,
+                threads: Some(2),
+                cpu_mhz: Some(2000),
                 memory_mb: 1,
                 kernel: "k".into(),
+                machine_id_hash: None,
             },
             broker: BrokerInfo {
                 kind: "local".into(),

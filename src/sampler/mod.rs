@@ -3,7 +3,9 @@
 //! CPU is the delta of utime+stime over the delta of wall time (100 = one
 //! core busy). Memory is PSS from /proc/PID/smaps_rollup summed over the tree,
 //! so pages shared between a tree's processes count once; RSS only where PSS
-//! cannot be read, and the sample says which. The tree is found again at every
+//! cannot be read, and the sample says which. RSS (every resident page, shared
+//! ones once per process) and USS (private pages only) are read beside it from
+//! the same file: the bounds PSS lies between. The tree is found again at every
 //! sample, so forked workers and JVM children count.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -53,16 +55,31 @@ pub fn parse_stat(text: &[u8]) -> Option<ProcEntry> {
     Stat::from_read(text).ok().map(|s| ProcEntry::from_stat(&s))
 }
 
-/// The PSS of a /proc/PID/smaps_rollup file's text, in bytes.
-pub fn parse_pss_bytes(text: &[u8]) -> Option<u64> {
+/// One process's memory from its /proc/PID/smaps_rollup, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rollup {
+    /// Proportional set size: each resident page divided by the processes mapping it.
+    pub pss: u64,
+    /// Resident set size: every resident page, shared or not.
+    pub rss: u64,
+    /// Unique set size: Private_Clean + Private_Dirty, the pages only this
+    /// process maps. Private_Hugetlb is left out, as the kernel leaves
+    /// hugetlbfs pages out of Rss and Pss too: counting them here alone
+    /// could put USS above PSS.
+    pub uss: u64,
+}
+
+/// The memory figures of a /proc/PID/smaps_rollup file's text; None when it
+/// lacks one of their lines (every kernel with the file writes them all).
+pub fn parse_rollup(text: &[u8]) -> Option<Rollup> {
     let maps = procfs::process::SmapsRollup::from_buf_read(text).ok()?;
-    maps.memory_map_rollup
-        .0
-        .first()?
-        .extension
-        .map
-        .get("Pss")
-        .copied()
+    let figures = &maps.memory_map_rollup.0.first()?.extension.map;
+    let get = |key: &str| figures.get(key).copied();
+    Some(Rollup {
+        pss: get("Pss")?,
+        rss: get("Rss")?,
+        uss: get("Private_Clean")? + get("Private_Dirty")?,
+    })
 }
 
 /// Busy and total ticks from the first line of /proc/stat (idle and iowait
@@ -145,8 +162,15 @@ pub fn cpu_pct(before: &TickMap, after: &TickMap, wall_s: f64, ticks_per_s: f64)
 #[derive(Debug, Clone)]
 pub struct TreeReading {
     pub ticks: TickMap,
+    /// PSS summed over the tree (RSS for the processes whose PSS was unreadable).
     pub memory_bytes: u64,
     pub instrument: MemoryInstrument,
+    /// RSS summed over the tree: from smaps_rollup, the same walk as PSS, or
+    /// from stat where smaps_rollup was unreadable.
+    pub rss_bytes: u64,
+    /// USS summed over the tree; None when any process's smaps_rollup was
+    /// unreadable, as a partial sum would understate it.
+    pub uss_bytes: Option<u64>,
     pub processes: usize,
 }
 
@@ -156,16 +180,25 @@ pub fn read_tree(root: i32, all: &[ProcEntry], page_size: u64) -> TreeReading {
     let mut ticks = TickMap::new();
     let mut memory_bytes = 0;
     let mut instrument = MemoryInstrument::Pss;
+    let mut rss_bytes = 0;
+    let mut uss_bytes = Some(0);
     for p in all.iter().filter(|p| members.contains(&p.pid)) {
         ticks.insert((p.pid, p.starttime), p.cpu_ticks);
-        let pss = std::fs::read(format!("/proc/{}/smaps_rollup", p.pid))
+        let rollup = std::fs::read(format!("/proc/{}/smaps_rollup", p.pid))
             .ok()
-            .and_then(|text| parse_pss_bytes(&text));
-        match pss {
-            Some(bytes) => memory_bytes += bytes,
+            .and_then(|text| parse_rollup(&text));
+        match rollup {
+            Some(r) => {
+                memory_bytes += r.pss;
+                rss_bytes += r.rss;
+                uss_bytes = uss_bytes.map(|sum| sum + r.uss);
+            }
             None => {
+                let rss = p.rss_pages * page_size;
                 instrument = MemoryInstrument::Rss;
-                memory_bytes += p.rss_pages * page_size;
+                memory_bytes += rss;
+                rss_bytes += rss;
+                uss_bytes = None;
             }
         }
     }
@@ -173,6 +206,8 @@ pub fn read_tree(root: i32, all: &[ProcEntry], page_size: u64) -> TreeReading {
         ticks,
         memory_bytes,
         instrument,
+        rss_bytes,
+        uss_bytes,
         processes: members.len(),
     }
 }
@@ -227,12 +262,32 @@ mod tests {
     }
 
     #[test]
-    fn pss_is_read_in_bytes_and_missing_pss_is_none() {
-        let pss = parse_pss_bytes(include_bytes!("fixtures/smaps_rollup.txt")).unwrap();
-        assert_eq!(pss, 501 * 1024);
-        let no_pss = b"5605d40b8000-7ffe6375f000 ---p 00000000 00:00 0   [rollup]\nRss:  1672 kB\n";
-        assert_eq!(parse_pss_bytes(no_pss), None);
-        assert_eq!(parse_pss_bytes(b""), None);
+    fn pss_rss_and_uss_are_read_in_bytes() {
+        let r = parse_rollup(include_bytes!("fixtures/smaps_rollup.txt")).unwrap();
+        assert_eq!(r.pss, 501 * 1024);
+        assert_eq!(r.rss, 1672 * 1024);
+        // Private_Clean 68 + Private_Dirty 112; Private_Hugetlb's 2048 left out.
+        assert_eq!(r.uss, (68 + 112) * 1024);
+        assert!(r.uss <= r.pss && r.pss <= r.rss);
+    }
+
+    #[test]
+    fn a_rollup_missing_a_figure_is_none() {
+        let head = "5605d40b8000-7ffe6375f000 ---p 00000000 00:00 0   [rollup]\n";
+        let no_pss = format!("{head}Rss: 1672 kB\nPrivate_Clean: 1 kB\nPrivate_Dirty: 1 kB\n");
+        assert_eq!(parse_rollup(no_pss.as_bytes()), None);
+        let no_private = format!("{head}Rss: 1672 kB\nPss: 501 kB\n");
+        assert_eq!(parse_rollup(no_private.as_bytes()), None);
+        let all = format!("{head}Rss: 3 kB\nPss: 2 kB\nPrivate_Clean: 0 kB\nPrivate_Dirty: 1 kB\n");
+        assert_eq!(
+            parse_rollup(all.as_bytes()),
+            Some(Rollup {
+                pss: 2048,
+                rss: 3072,
+                uss: 1024
+            })
+        );
+        assert_eq!(parse_rollup(b""), None);
     }
 
     #[test]
@@ -280,6 +335,10 @@ mod tests {
         let (_, page) = kernel_units();
         let reading = read_tree(me, &all, page);
         assert!(reading.processes >= 1);
-        assert!(reading.memory_bytes > 0);
+        assert_eq!(reading.instrument, MemoryInstrument::Pss);
+        let uss = reading.uss_bytes.unwrap();
+        assert!(uss > 0, "{reading:?}");
+        assert!(uss <= reading.memory_bytes, "{reading:?}");
+        assert!(reading.memory_bytes <= reading.rss_bytes, "{reading:?}");
     }
 }
