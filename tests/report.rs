@@ -33,6 +33,8 @@ fn pages_show_every_kind_of_run() {
         "4,210 ms",
         "⚠ off: rustpipe-eos (selectivity 0.4127 vs 0.2885 expected; 3 of 1100 enrichments differ)",
         "band-red",
+        "not verified: incomplete",
+        "Not verified: fakeflow, fakeflow-eos, legacy.",
         // minijinja's HTML escaping writes `/` as `&#x2f;`
         "not described in products&#x2f;",
     ] {
