@@ -14,7 +14,6 @@ pub mod gendata;
 pub mod handoff;
 pub mod host;
 pub mod interrupt;
-pub mod pipeline;
 pub mod probe;
 pub mod process;
 pub mod products;
