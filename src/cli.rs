@@ -38,8 +38,6 @@ pub enum Command {
     Gendata(GendataArgs),
     /// Time records arriving on the output topic (started by `suite run`).
     Probe(ProbeArgs),
-    /// rustpipe, the in-house pipeline; configured by BENCH_* variables.
-    Pipeline,
 }
 
 #[derive(Debug, Args)]

@@ -21,7 +21,6 @@ pub fn execute(cli: Cli) -> Result<i32> {
     match cli.command {
         Command::Gendata(args) => crate::gendata::run(&args).map(|()| 0),
         Command::Probe(args) => crate::probe::run(&args).map(|()| 0),
-        Command::Pipeline => crate::pipeline::run_from_env().map(|()| 0),
         Command::List => list(&load(&cli.config)?),
         Command::Install(args) => install(&load(&cli.config)?, &args),
         Command::Broker { action } => broker(&load(&cli.config)?, action),
@@ -54,6 +53,7 @@ fn list(suite: &Suite) -> Result<i32> {
             Availability::Installable => {
                 format!("runnable here (installs {version} on first run)")
             }
+            Availability::Buildable => "runnable here (cargo builds it as a run starts)".into(),
             Availability::NotInstalled { hint } => format!("not installed here: {hint}"),
         };
         println!(
@@ -86,6 +86,9 @@ fn install(suite: &Suite, args: &InstallArgs) -> Result<i32> {
     let name = &product.name;
     let v = &installation.version;
     match (&installation.dir, &installation.bin) {
+        (None, Some(bin)) if before == Availability::Buildable => {
+            println!("{name} {v} built: {}", bin.display())
+        }
         (Some(dir), _) if before == Availability::Installed => {
             println!("{name} {v} is already installed in {}", dir.display())
         }

@@ -15,7 +15,6 @@ pub mod handoff;
 pub mod host;
 pub mod interrupt;
 pub mod lock;
-pub mod pipeline;
 pub mod probe;
 pub mod process;
 pub mod products;

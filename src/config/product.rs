@@ -15,13 +15,15 @@ use super::{load_yaml, ConfigError};
 pub struct Product {
     pub name: String,
     pub description: String,
-    /// The version run by default; `builtin` means the suite's own version.
+    /// The version run by default; `builtin` means the suite's own version,
+    /// and for a cargo build it names the source built (`workspace`: the
+    /// workspace as it is; the run records the package's version).
     pub version: String,
     pub install: Install,
     /// The start command. Placeholders: `{suite}` (the suite's own executable),
     /// `{dir}` (the product's folder), `{version}` (the version run),
     /// `{install}` (its install folder, pip and maven) and `{bin}` (the binary
-    /// found, binary).
+    /// found, binary, or built, cargo).
     pub start: Vec<String>,
     pub ready: Readiness,
     /// Workloads this product implements.
@@ -59,6 +61,16 @@ pub enum Install {
     /// Installed with pip into a virtualenv per version, `{install}/venv`;
     /// `{version}` in a package is the version being installed.
     Pip { packages: Vec<String> },
+    /// Built from source with `cargo build --release -p <package>` in the
+    /// Cargo workspace holding `workspace` (relative to the product folder,
+    /// default: the product folder itself), each time a run needs it; cargo
+    /// makes that a no-op when the binary is up to date. `{bin}` is the
+    /// package's binary of the same name.
+    Cargo {
+        package: String,
+        #[serde(default)]
+        workspace: Option<PathBuf>,
+    },
     /// A program this machine may already have: `$<env>` if it names an
     /// executable, else `command` on PATH. The suite never installs it.
     Binary {
@@ -76,6 +88,7 @@ impl Install {
             Install::Builtin => "builtin",
             Install::Maven { .. } => "maven",
             Install::Pip { .. } => "pip",
+            Install::Cargo { .. } => "cargo",
             Install::Binary { .. } => "binary",
         }
     }
@@ -87,7 +100,9 @@ impl Install {
             Install::Maven { .. } | Install::Pip { .. } => {
                 &["{suite}", "{dir}", "{version}", "{install}"]
             }
-            Install::Binary { .. } => &["{suite}", "{dir}", "{version}", "{bin}"],
+            Install::Cargo { .. } | Install::Binary { .. } => {
+                &["{suite}", "{dir}", "{version}", "{bin}"]
+            }
         }
     }
 }
@@ -193,6 +208,13 @@ impl Product {
                 ));
             }
         }
+        if let Install::Cargo { package, .. } = &product.install {
+            if package.is_empty() {
+                return Err(invalid(
+                    "`install.package` must name a Cargo package".into(),
+                ));
+            }
+        }
         for mode in [Delivery::AtLeastOnce, Delivery::ExactlyOnce] {
             if product.lines.iter().filter(|l| l.delivery == mode).count() > 1 {
                 return Err(invalid(format!("more than one {mode} line")));
@@ -204,6 +226,19 @@ impl Product {
     /// The folder holding product.yaml and the product's app.
     pub fn dir(&self) -> &Path {
         self.path.parent().unwrap_or(Path::new("."))
+    }
+
+    /// The folder cargo builds a cargo install from: `install.workspace`
+    /// against the product folder, else the product folder; cargo finds the
+    /// workspace from there upward.
+    pub fn cargo_source(&self) -> Option<PathBuf> {
+        match &self.install {
+            Install::Cargo { workspace, .. } => Some(match workspace {
+                Some(path) => self.dir().join(path),
+                None => self.dir().to_path_buf(),
+            }),
+            _ => None,
+        }
     }
 
     /// The version run by default, with `builtin` resolved to the suite's own.
@@ -283,6 +318,13 @@ mod tests {
         )
         .unwrap();
         assert_eq!(maven.install.kind(), "maven");
+        let cargo = write_product(
+            "install: {kind: cargo, package: pipe, workspace: ../..}",
+            "start: [\"{bin}\"]",
+        )
+        .unwrap();
+        assert!(matches!(cargo.install, Install::Cargo { ref package, .. } if package == "pipe"));
+        assert_eq!(cargo.cargo_source().unwrap(), cargo.dir().join("../.."));
         let binary = write_product(
             "install: {kind: binary, env: X_BIN, command: x, hint: get x}",
             "start: [sh, \"{dir}/run.sh\", \"{bin}\"]",

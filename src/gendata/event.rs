@@ -234,7 +234,7 @@ impl Event {
     }
 }
 
-/// The SLA verdict for a latency ratio; shared by the pipeline and the checks.
+/// The SLA verdict for a latency ratio, as the checks expect it.
 pub fn sla_status(latency_ratio: f64) -> &'static str {
     if latency_ratio > 1.0 {
         "breach"

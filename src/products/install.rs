@@ -1,13 +1,15 @@
 //! Getting a product onto this machine: a virtualenv (pip) or a Maven build
-//! per version in `<cache>/products/<name>/<version>/`, or a binary the
-//! machine already has.
+//! per version in `<cache>/products/<name>/<version>/`, a cargo build from
+//! source, or a binary the machine already has.
 //!
 //! An install counts only once its marker file exists; the marker is written
 //! last, so an install that failed or was interrupted is redone from scratch.
-//! The tools' output goes to `install.log` in the install folder, never to the
-//! console.
+//! A cargo build has no marker: cargo runs at every start and knows itself
+//! whether the binary is up to date. The tools' output goes to `install.log`
+//! in the install folder, never to the console.
 
 use std::fs::{self, File};
+use std::io::Write;
 use std::os::unix::fs::PermissionsExt;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
@@ -17,6 +19,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
+use super::cargo;
 use crate::cache::Cache;
 use crate::config::{Install, Product};
 use crate::interrupt::{Interrupt, Interrupted};
@@ -26,6 +29,8 @@ use crate::process;
 const MARKER: &str = ".installed";
 /// The tools' output, kept in the install folder.
 const LOG: &str = "install.log";
+/// cargo's JSON messages of the last build, kept beside its log.
+const CARGO_MESSAGES: &str = "cargo-messages.json";
 
 /// Whether a product can run on this machine, and if not, how to fix that.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -37,6 +42,9 @@ pub enum Availability {
     /// Not installed yet; the tools to install it are here, and the first
     /// run installs it.
     Installable,
+    /// Built from source by cargo as each run starts, at once when the binary
+    /// is up to date.
+    Buildable,
     NotInstalled {
         hint: String,
     },
@@ -48,7 +56,7 @@ pub struct Installation {
     pub version: String,
     /// `{install}`: the install folder (pip and maven).
     pub dir: Option<PathBuf>,
-    /// `{bin}`: the binary found (binary).
+    /// `{bin}`: the binary found (binary) or built (cargo).
     pub bin: Option<PathBuf>,
 }
 
@@ -80,6 +88,10 @@ pub fn capability(product: &Product) -> Availability {
             Ok(_) => Availability::Runnable,
             Err(hint) => Availability::NotInstalled { hint },
         },
+        Install::Cargo { .. } => match cargo_ready(product) {
+            Ok(_) => Availability::Buildable,
+            Err(hint) => Availability::NotInstalled { hint },
+        },
         Install::Maven { .. } | Install::Pip { .. } => {
             let missing: Vec<&str> = tools_needed(&product.install)
                 .iter()
@@ -109,8 +121,32 @@ fn tools_needed(install: &Install) -> &'static [&'static str] {
     match install {
         Install::Maven { .. } => &["mvn", "java"],
         Install::Pip { .. } => &["python3"],
-        Install::Builtin | Install::Binary { .. } => &[],
+        Install::Builtin | Install::Cargo { .. } | Install::Binary { .. } => &[],
     }
+}
+
+/// The cargo to run and the folder to build in, or what is missing.
+fn cargo_ready(product: &Product) -> Result<(PathBuf, PathBuf), String> {
+    let given = product.cargo_source().unwrap_or_default();
+    // Resolved, for cargo's upward search and for the messages that name it.
+    let Ok(source) = fs::canonicalize(&given) else {
+        return Err(format!(
+            "its source folder {} does not exist; set `install.workspace` in {}",
+            given.display(),
+            product.path.display()
+        ));
+    };
+    let Some(cargo) = cargo::program() else {
+        return Err("building it needs `cargo` on PATH (rustup.rs)".into());
+    };
+    if cargo::manifest_above(&source).is_none() {
+        return Err(format!(
+            "no Cargo workspace at or above {}; set `install.workspace` in {}",
+            source.display(),
+            product.path.display()
+        ));
+    }
+    Ok((cargo, source))
 }
 
 /// Makes `product` at `version` (default: its own) ready to start, installing
@@ -130,6 +166,9 @@ pub fn ensure_installed(
         Install::Binary { .. } if version.is_some() => bail!(
             "{name} runs the binary this machine has; --version applies to pip and maven installs"
         ),
+        Install::Cargo { .. } if version.is_some() => bail!(
+            "{name} is built from its Cargo workspace as it is; --version applies to pip and maven installs"
+        ),
         Install::Builtin => Ok(Installation {
             version: product.resolved_version(),
             dir: None,
@@ -142,6 +181,12 @@ pub fn ensure_installed(
                 bin: Some(bin),
             }),
             Err(hint) => bail!("{name} is not installed here: {hint}"),
+        },
+        Install::Cargo { package, .. } => match cargo_ready(product) {
+            Ok((cargo, source)) => {
+                build_with_cargo(product, package, &cargo, &source, cache, interrupt)
+            }
+            Err(hint) => bail!("{name} cannot be built here: {hint}"),
         },
         Install::Maven { .. } | Install::Pip { .. } => {
             let version = chosen_version(product, version);
@@ -180,7 +225,7 @@ fn install(product: &Product, version: &str, dir: &Path, interrupt: &Interrupt) 
             vec![maven_build(product.dir(), version_property, version, dir)]
         }
         Install::Pip { packages } => pip_install(packages, version, dir),
-        Install::Builtin | Install::Binary { .. } => Vec::new(),
+        Install::Builtin | Install::Cargo { .. } | Install::Binary { .. } => Vec::new(),
     };
     for mut step in steps {
         let program = Path::new(step.get_program())
@@ -205,6 +250,51 @@ fn install(product: &Product, version: &str, dir: &Path, interrupt: &Interrupt) 
     }
     fs::write(dir.join(MARKER), version)?;
     Ok(())
+}
+
+/// Builds `package` with cargo in `source` (a no-op when it is up to date)
+/// and finds its binary. Builds from one cache take turns: cargo would make
+/// builds into one target directory wait anyway, and two at once would share
+/// the machine's cores and the log.
+fn build_with_cargo(
+    product: &Product,
+    package: &str,
+    cargo: &Path,
+    source: &Path,
+    cache: &Cache,
+    interrupt: &Interrupt,
+) -> Result<Installation> {
+    let name = &product.name;
+    let dir = cache.product_dir(name, &product.resolved_version());
+    let _lock = InstallLock::acquire(&dir, interrupt)?;
+    fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let (log, messages) = (dir.join(LOG), dir.join(CARGO_MESSAGES));
+    let mut step = cargo::build_command(cargo, source, package);
+    let mut out = File::create(&log).with_context(|| format!("creating {}", log.display()))?;
+    writeln!(out, "{step:?}")?;
+    let json =
+        File::create(&messages).with_context(|| format!("creating {}", messages.display()))?;
+    step.stdin(Stdio::null()).stdout(json).stderr(out);
+    let _spinner = Spinner::start(&format!(
+        "building {name} with cargo in {} ...",
+        source.display()
+    ));
+    let cannot_start = format!("building {name}: could not run `{}`", cargo.display());
+    let status = process::run_tool(&mut step, interrupt, &cannot_start)?;
+    if !status.success() {
+        bail!(
+            "building {name} with cargo failed: `cargo build` {status}; its output is in {}",
+            log.display()
+        );
+    }
+    let text =
+        fs::read_to_string(&messages).with_context(|| format!("reading {}", messages.display()))?;
+    let built = cargo::built_binary(&text, package).with_context(|| format!("building {name}"))?;
+    Ok(Installation {
+        version: built.version,
+        dir: None,
+        bin: Some(built.bin),
+    })
 }
 
 /// `mvn package` of the product's pom, building into `<dir>/build`.
@@ -243,7 +333,7 @@ fn find_binary(env: &str, command: &str, hint: &str) -> Result<PathBuf, String> 
 }
 
 /// The first executable called `command` in PATH.
-fn find_on_path(command: &str) -> Option<PathBuf> {
+pub(super) fn find_on_path(command: &str) -> Option<PathBuf> {
     let path = std::env::var_os("PATH")?;
     std::env::split_paths(&path)
         .map(|dir| dir.join(command))
@@ -430,5 +520,85 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(err.contains("--version applies to pip and maven"), "{err}");
+    }
+
+    /// A workspace in `dir` holding one package, `hello`, whose main is `main`.
+    fn hello_workspace(dir: &Path, main: &str) {
+        fs::create_dir_all(dir.join("hello/src")).unwrap();
+        fs::write(
+            dir.join("Cargo.toml"),
+            "[workspace]\nmembers = [\"hello\"]\nresolver = \"2\"\n",
+        )
+        .unwrap();
+        fs::write(
+            dir.join("hello/Cargo.toml"),
+            "[package]\nname = \"hello\"\nversion = \"0.2.0\"\nedition = \"2021\"\n",
+        )
+        .unwrap();
+        fs::write(dir.join("hello/src/main.rs"), main).unwrap();
+    }
+
+    #[test]
+    fn a_cargo_product_outside_a_workspace_is_not_buildable() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = product(dir.path(), "{kind: cargo, package: hello}", "[\"{bin}\"]");
+        let cache = cache(dir.path());
+        let Availability::NotInstalled { hint } = availability(&p, None, &cache) else {
+            // A Cargo.toml above the temporary folder: nothing to check here.
+            return;
+        };
+        assert!(hint.contains("install.workspace"), "{hint}");
+        let err = ensure_installed(&p, Some("9"), &cache, &Interrupt::none())
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("--version applies to pip and maven"), "{err}");
+    }
+
+    #[test]
+    fn a_cargo_product_is_built_and_its_binary_found() {
+        if cargo::program().is_none() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        hello_workspace(&dir.path().join("src"), "fn main() {}\n");
+        let p = product(
+            dir.path(),
+            "{kind: cargo, package: hello, workspace: ../src}",
+            "[\"{bin}\"]",
+        );
+        let cache = cache(dir.path());
+        assert_eq!(availability(&p, None, &cache), Availability::Buildable);
+        let built = ensure_installed(&p, None, &cache, &Interrupt::none()).unwrap();
+        assert_eq!(built.version, "0.2.0");
+        let bin = built.bin.unwrap();
+        assert!(is_executable(&bin), "{}", bin.display());
+        assert!(bin.ends_with("release/hello"), "{}", bin.display());
+        // Up to date: the same binary again.
+        let again = ensure_installed(&p, None, &cache, &Interrupt::none()).unwrap();
+        assert_eq!(again.bin.unwrap(), bin);
+    }
+
+    #[test]
+    fn a_failed_cargo_build_names_the_product_and_its_log() {
+        if cargo::program().is_none() {
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        hello_workspace(&dir.path().join("src"), "fn main() { not rust }\n");
+        let p = product(
+            dir.path(),
+            "{kind: cargo, package: hello, workspace: ../src}",
+            "[\"{bin}\"]",
+        );
+        let cache = cache(dir.path());
+        let err = ensure_installed(&p, None, &cache, &Interrupt::none())
+            .unwrap_err()
+            .to_string();
+        let log = cache.product_dir("p", "1.0").join(LOG);
+        assert!(err.starts_with("building p with cargo failed"), "{err}");
+        assert!(err.contains(&log.display().to_string()), "{err}");
+        assert!(!err.contains('\n'), "{err}");
+        let text = fs::read_to_string(&log).unwrap();
+        assert!(text.contains("error"), "{text}");
     }
 }

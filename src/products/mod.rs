@@ -5,6 +5,7 @@
 //! standard output is watched for the readiness line and kept, with its
 //! standard error, in the run's log folder.
 
+mod cargo;
 mod install;
 
 use std::collections::BTreeMap;

@@ -211,9 +211,10 @@ fn status_cell(record: &RunRecord) -> Cell {
 /// Whether a product runs here; a product that is not installed says how.
 fn availability_cell(product: &crate::config::Product) -> Cell {
     match products::capability(product) {
-        Availability::Runnable | Availability::Installed | Availability::Installable => {
-            Cell::text("runnable here").with_class("ok")
-        }
+        Availability::Runnable
+        | Availability::Installed
+        | Availability::Installable
+        | Availability::Buildable => Cell::text("runnable here").with_class("ok"),
         Availability::NotInstalled { hint } => {
             Cell::text(format!("not installed here: {hint}")).with_class("na")
         }

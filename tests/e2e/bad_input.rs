@@ -120,7 +120,7 @@ fn malformed_bench_yaml_names_file_and_line() -> Result<(), String> {
 }
 
 fn unknown_field_in_product_yaml_names_file_and_line() -> Result<(), String> {
-    let broken = crate::support::RUSTPIPE_PRODUCT.replace(
+    let broken = crate::support::rustpipe_product().replace(
         "workloads: [stateless]",
         "workloads: [stateless]\nwork_loads: [x]",
     );
@@ -152,7 +152,7 @@ fn shared_cache() -> PathBuf {
 }
 
 fn broker_that_fails_to_start_shows_its_log() -> Result<(), String> {
-    let dir = config_with_products(&[("rustpipe", crate::support::RUSTPIPE_PRODUCT)])?;
+    let dir = config_with_products(&[("rustpipe", &crate::support::rustpipe_product())])?;
     let bench = dir.path().join("bench.yaml");
     let text = std::fs::read_to_string(&bench).map_err(|e| e.to_string())?;
     // A heap too small for the JVM to start: the broker dies at once.

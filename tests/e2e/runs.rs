@@ -193,7 +193,7 @@ fn eos_line_keeps_up_and_keeps_the_eu_share() -> Result<(), String> {
 /// Commits every 5 s in a 15 s window make the backlog a sawtooth: the
 /// product still keeps up, and the record says the commits were coarse.
 fn coarse_commits_keep_up_and_are_flagged() -> Result<(), String> {
-    let dir = config_with_products(&[("rustpipe", crate::support::RUSTPIPE_PRODUCT)])?;
+    let dir = config_with_products(&[("rustpipe", &crate::support::rustpipe_product())])?;
     let bench = dir.path().join("bench.yaml");
     let text = std::fs::read_to_string(&bench).map_err(|e| e.to_string())?;
     let every_10ms = "commit_interval_ms: 10\n";
@@ -236,7 +236,7 @@ fn coarse_commits_keep_up_and_are_flagged() -> Result<(), String> {
 /// The harness's broker, used as an external one: nothing is started or
 /// stopped, and the record says so.
 fn external_broker_is_one_setting_away() -> Result<(), String> {
-    let dir = config_with_products(&[("rustpipe", crate::support::RUSTPIPE_PRODUCT)])?;
+    let dir = config_with_products(&[("rustpipe", &crate::support::rustpipe_product())])?;
     let bench = dir.path().join("bench.yaml");
     let text = std::fs::read_to_string(&bench).map_err(|e| e.to_string())?;
     let local = "broker:\n  kind: local\n  version: 4.1.1\n  port: 19092\n  heap_mb: 1024\n";

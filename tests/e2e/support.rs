@@ -13,8 +13,21 @@ pub fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// The repository's rustpipe product.yaml, for configurations built from it.
-pub const RUSTPIPE_PRODUCT: &str = include_str!("../../products/rustpipe/product.yaml");
+/// The repository's rustpipe product.yaml, for configurations built from it
+/// in a temporary folder: built from this repository's workspace, which the
+/// temporary folder is not inside.
+pub fn rustpipe_product() -> String {
+    let yaml = include_str!("../../products/rustpipe/product.yaml");
+    let package = "  package: rustpipe\n";
+    assert!(
+        yaml.contains(package),
+        "rustpipe's product.yaml changed its install"
+    );
+    yaml.replace(
+        package,
+        &format!("{package}  workspace: \"{}\"\n", repo().display()),
+    )
+}
 
 /// The `suite` command with the repository's bench.yaml.
 pub fn suite() -> Command {
@@ -46,7 +59,7 @@ pub fn run_rustpipe_with(
     settings: &str,
     args: &[&str],
 ) -> Result<(Output, Vec<RunRecord>), String> {
-    let product = format!("{RUSTPIPE_PRODUCT}settings:\n{settings}");
+    let product = format!("{}settings:\n{settings}", rustpipe_product());
     let dir = config_with_products(&[("rustpipe", &product)])?;
     let results = dir.path().join("results");
     let out = run_suite(&dir.path().join("bench.yaml"), args, &results)?;

@@ -3,7 +3,26 @@
 use anyhow::{anyhow, Context, Result};
 use rdkafka::config::ClientConfig;
 
-use crate::config::Delivery;
+/// How rustpipe delivers, from BENCH_DELIVERY.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery {
+    /// Produce a batch, wait for its acknowledgements, then store its offsets
+    /// for the next auto-commit.
+    AtLeastOnce,
+    /// One Kafka transaction per batch, carrying its outputs and input offsets.
+    ExactlyOnce,
+}
+
+impl Delivery {
+    /// Parses BENCH_DELIVERY's spelling.
+    fn parse(text: &str) -> Option<Delivery> {
+        match text {
+            "at-least-once" => Some(Delivery::AtLeastOnce),
+            "exactly-once" => Some(Delivery::ExactlyOnce),
+            _ => None,
+        }
+    }
+}
 
 /// Everything rustpipe needs to know about its run.
 #[derive(Debug, Clone)]

@@ -7,8 +7,7 @@ use std::borrow::Cow;
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
-use super::settings::PipelineOptions;
-use crate::gendata::event::sla_status;
+use crate::settings::PipelineOptions;
 
 /// The input fields the workload reads (a projection of the 19).
 #[derive(Deserialize)]
@@ -62,15 +61,26 @@ pub fn transform(payload: &[u8], out: &mut Vec<u8>, options: &PipelineOptions) -
     Ok(true)
 }
 
+/// The SLA verdict for a latency ratio: `breach` above 1, else `ok`.
+fn sla_status(latency_ratio: f64) -> &'static str {
+    if latency_ratio > 1.0 {
+        "breach"
+    } else {
+        "ok"
+    }
+}
+
 /// Whether a fault set to every `n`th sequence number hits `seq`.
 fn is_nth(seq: u64, n: u64) -> bool {
     n > 0 && seq.is_multiple_of(n)
 }
 
+// The output is checked against the suite's own generator and verifier, as
+// any product's is in a run.
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gendata::Event;
+    use streamsuite::gendata::Event;
 
     #[test]
     fn eu_events_are_kept_and_enriched() {
@@ -96,6 +106,13 @@ mod tests {
     }
 
     #[test]
+    fn only_a_ratio_above_one_is_a_breach() {
+        assert_eq!(sla_status(1.0), "ok");
+        assert_eq!(sla_status(1.0001), "breach");
+        assert_eq!(sla_status(0.2), "ok");
+    }
+
+    #[test]
     fn a_record_that_is_not_an_event_is_an_error() {
         assert!(transform(
             b"{\"nope\":1}",
@@ -107,10 +124,10 @@ mod tests {
 
     #[test]
     fn faults_drop_and_corrupt_what_they_say_and_verification_counts_them() {
-        use crate::analysis::verify::{Expectation, Verifier};
-        use crate::config::Delivery;
-        use crate::gendata::event::Core;
-        use crate::gendata::schedule::Schedule;
+        use streamsuite::analysis::verify::{Expectation, Verifier};
+        use streamsuite::config::Delivery;
+        use streamsuite::gendata::event::Core;
+        use streamsuite::gendata::schedule::Schedule;
 
         let options = PipelineOptions {
             drop_every: 10,
@@ -142,6 +159,6 @@ mod tests {
         assert!(dropped > 0 && corrupted > 0);
         assert_eq!((v.missing, v.corrupted), (dropped, corrupted));
         assert_eq!((v.duplicated, v.unexpected), (0, 0));
-        assert_eq!(v.verdict, crate::results::VerificationVerdict::Failed);
+        assert_eq!(v.verdict, streamsuite::results::VerificationVerdict::Failed);
     }
 }

@@ -1,12 +1,12 @@
 //! rustpipe, the in-house pipeline: consume, filter `eu-*`, derive
 //! `latency_ratio` and `sla_status`, produce.
 //!
-//! It runs like any other product: the orchestrator starts `suite pipeline`
-//! with BENCH_* variables and knows it only through its product.yaml. Records
-//! are processed in batches of up to 10k records or 10 ms. At-least-once
-//! produces a batch, waits for its acks, then stores the offsets for the next
-//! auto-commit; exactly-once wraps each batch's outputs and input offsets in
-//! one Kafka transaction.
+//! It runs like any other product: a program of its own, which the suite
+//! starts with BENCH_* variables and knows only through its product.yaml.
+//! Records are processed in batches of up to 10k records or 10 ms.
+//! At-least-once produces a batch, waits for its acks, then stores the offsets
+//! for the next auto-commit; exactly-once wraps each batch's outputs and input
+//! offsets in one Kafka transaction.
 
 mod settings;
 mod stateless;
@@ -22,8 +22,7 @@ use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer, ProducerContext};
 use rdkafka::{ClientContext, Offset, TopicPartitionList};
 
-use crate::config::Delivery;
-pub use settings::PipelineSettings;
+use settings::{Delivery, PipelineSettings};
 
 /// The line rustpipe prints once it owns its input partitions.
 const READY_LINE: &str = "rustpipe ready";
@@ -55,8 +54,15 @@ impl ProducerContext for WatchContext {
     }
 }
 
+fn main() {
+    if let Err(err) = run_from_env() {
+        eprintln!("error: {err:#}");
+        std::process::exit(1);
+    }
+}
+
 /// Runs rustpipe with settings from the environment until SIGTERM or SIGINT.
-pub fn run_from_env() -> Result<()> {
+fn run_from_env() -> Result<()> {
     let settings = PipelineSettings::from_env()?;
     let stop = Arc::new(AtomicBool::new(false));
     for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
