@@ -5,7 +5,9 @@ use libtest_mimic::Trial;
 use streamsuite::gendata::event::Core;
 use streamsuite::results::{RunRecord, SanityVerdict, Verification, VerificationVerdict};
 
-use crate::support::{ensure, records, repo, run_rustpipe_with, run_suite};
+use crate::support::{
+    config_with_products, ensure, records, repo, run_rustpipe_with, run_suite, rustpipe_product,
+};
 use crate::trial;
 
 pub fn trials() -> Vec<Trial> {
@@ -21,6 +23,10 @@ pub fn trials() -> Vec<Trial> {
         trial(
             "broken_pipeline_is_caught_with_the_right_counts",
             broken_pipeline_is_caught_with_the_right_counts,
+        ),
+        trial(
+            "product_that_never_commits_is_not_verified",
+            product_that_never_commits_is_not_verified,
         ),
         trial(
             "chaos_outside_the_window_is_a_clear_error",
@@ -245,6 +251,63 @@ fn chaos_outside_the_window_is_a_clear_error() -> Result<(), String> {
     ensure(
         records(results.path(), "stateless")?.is_empty(),
         "no record expected",
+        &out,
+    )
+}
+
+/// A product that consumes and writes but never commits an offset owns no
+/// output the suite could check: its verification is incomplete, never
+/// "passed: all 0 expected records present".
+fn product_that_never_commits_is_not_verified() -> Result<(), String> {
+    let product = format!("{}settings:\n  never_commit: true\n", rustpipe_product());
+    let dir = config_with_products(&[("rustpipe", &product)])?;
+    let bench = dir.path().join("bench.yaml");
+    let text = std::fs::read_to_string(&bench).map_err(|e| e.to_string())?;
+    let settle = "settle_s: 30\n";
+    if !text.contains(settle) {
+        return Err(format!("bench.yaml no longer holds `{settle}`:\n{text}"));
+    }
+    std::fs::write(&bench, text.replace(settle, "settle_s: 3\n")).map_err(|e| e.to_string())?;
+    let results = dir.path().join("results");
+    let args = [
+        "rustpipe",
+        "stateless",
+        "--rate",
+        "1000",
+        "--warmup",
+        "2",
+        "--window",
+        "5",
+    ];
+    let out = run_suite(&bench, &args, &results)?;
+    let all = records(&results, "stateless")?;
+    ensure(all.len() == 1, "the run is recorded", &out)?;
+    let r = &all[0];
+    let v = r.verification.as_ref().ok_or("verification missing")?;
+    ensure(
+        v.verdict == VerificationVerdict::Incomplete && v.committed_offset == 0,
+        &format!("incomplete with nothing committed: {v:?}"),
+        &out,
+    )?;
+    ensure(
+        v.output_records > 0 && v.input_records >= 7000,
+        "it did consume and write",
+        &out,
+    )?;
+    ensure(
+        r.has_flag(streamsuite::results::flag::VERIFICATION_INCOMPLETE)
+            && !r.has_flag(streamsuite::results::flag::VERIFICATION_FAILED),
+        "flagged verification-incomplete",
+        &out,
+    )?;
+    ensure(
+        r.not_applicable.contains_key("settle_s"),
+        "the settle phase ran out",
+        &out,
+    )?;
+    ensure(
+        String::from_utf8_lossy(&out.stderr).contains("NOT VERIFIED (incomplete)"),
+        "the summary says it is not verified",
         &out,
     )
 }

@@ -131,9 +131,11 @@ fn run(settings: &PipelineSettings, stop: &AtomicBool) -> Result<()> {
                 produce_batch(&producer, settings, &batch, &mut encoded)?;
                 wait_for_acks(&producer)?;
                 check_deliveries(&watch)?;
-                consumer
-                    .store_offsets(&offsets)
-                    .context("rustpipe: storing offsets")?;
+                if !settings.options.never_commit {
+                    consumer
+                        .store_offsets(&offsets)
+                        .context("rustpipe: storing offsets")?;
+                }
             }
             Delivery::ExactlyOnce => {
                 producer.begin_transaction()?;
@@ -155,7 +157,7 @@ fn run(settings: &PipelineSettings, stop: &AtomicBool) -> Result<()> {
         }
         batch.clear();
     }
-    if settings.delivery == Delivery::AtLeastOnce {
+    if settings.delivery == Delivery::AtLeastOnce && !settings.options.never_commit {
         // The last stored offsets, committed before leaving.
         match consumer.commit_consumer_state(CommitMode::Sync) {
             Ok(())

@@ -56,6 +56,10 @@ pub struct PipelineOptions {
     /// get a wrong `latency_ratio`.
     #[serde(default)]
     pub corrupt_every: u64,
+    /// Consume and produce, but never commit an input offset (at-least-once
+    /// only): a product whose work the suite cannot vouch for.
+    #[serde(default)]
+    pub never_commit: bool,
 }
 
 fn var(name: &str) -> Result<String> {
