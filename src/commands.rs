@@ -6,11 +6,17 @@ use anyhow::{Context, Result};
 
 use crate::broker::{BrokerSession, LocalBroker};
 use crate::cache::Cache;
-use crate::cli::{BrokerAction, Cli, Command, ExportArgs, InstallArgs, ReportArgs, RunArgs};
+use crate::cli::{
+    BrokerAction, Cli, Command, ExportArgs, GendataArgs, InstallArgs, ProbeArgs, ReportArgs,
+    RunArgs,
+};
+use crate::clock::now_us;
 use crate::config::{Delivery, Suite, MIN_WINDOW_SAMPLES};
+use crate::gendata::GendataPlan;
 use crate::host::HostInfo;
 use crate::interrupt::{Interrupt, Interrupted};
 use crate::lock::{RunLock, WhenHeld};
+use crate::probe::ProbePlan;
 use crate::products::{self, Availability};
 use crate::report::{self, BadLines};
 use crate::results::{self, RunConfig, Status};
@@ -19,14 +25,42 @@ use crate::runner::{self, RunContext};
 /// Runs `cli`'s command; returns the process exit code.
 pub fn execute(cli: Cli) -> Result<i32> {
     match cli.command {
-        Command::Gendata(args) => crate::gendata::run(&args).map(|()| 0),
-        Command::Probe(args) => crate::probe::run(&args).map(|()| 0),
+        Command::Gendata(args) => crate::gendata::run(&gendata_plan(args)).map(|()| 0),
+        Command::Probe(args) => crate::probe::run(&probe_plan(args)).map(|()| 0),
         Command::List => list(&load(&cli.config)?),
         Command::Install(args) => install(&load(&cli.config)?, &args),
         Command::Broker { action } => broker(&load(&cli.config)?, action),
         Command::Run(args) => run(&load(&cli.config)?, args),
         Command::Report(args) => report(&load(&cli.config)?, args),
         Command::Export(args) => export(&load(&cli.config)?, args),
+    }
+}
+
+/// `suite gendata`'s plan: the schedule starts now and the window with it
+/// unless the command says otherwise.
+fn gendata_plan(args: GendataArgs) -> GendataPlan {
+    let start_us = args.start_us.unwrap_or_else(now_us);
+    GendataPlan {
+        bootstrap: args.bootstrap,
+        topic: args.topic,
+        rate: args.rate,
+        seed: args.seed,
+        start_us,
+        window_start_us: args.window_start_us.unwrap_or(start_us),
+        end_us: args.end_us,
+        summary: args.summary,
+    }
+}
+
+/// `suite probe`'s plan, as the command gives it.
+fn probe_plan(args: ProbeArgs) -> ProbePlan {
+    ProbePlan {
+        bootstrap: args.bootstrap,
+        topic: args.topic,
+        floor_topic: args.floor_topic,
+        window_start_us: args.window_start_us,
+        window_end_us: args.window_end_us,
+        summary: args.summary,
     }
 }
 

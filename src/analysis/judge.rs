@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use crate::config::Tolerances;
 use crate::gendata::GendataSummary;
-use crate::probe::ProbeSummary;
+use crate::probe::{ProbeSummary, PROBE_BEHIND_LIMIT_MS};
 use crate::results::{
     flag, Better, Metric, Regime, Resources, RunConfig, Sanity, SanityVerdict, Series,
     Verification, VerificationVerdict,
@@ -124,9 +124,17 @@ pub fn judge(m: &JudgeInputs<'_>) -> Judgement {
     if m.probe.unreadable > 0 {
         j.flags.push(flag::UNREADABLE_OUTPUT);
     }
-    let generator_behind = m.gendata.behind_p99_ms > m.tolerances.generator_behind_ms;
+    // Unpaced (rate 0), gendata has no schedule to fall behind: its
+    // lateness is send-to-acknowledgement time under a full queue.
+    let paced = m.config.rate > 0;
+    let generator_behind = paced && m.gendata.behind_p99_ms > m.tolerances.generator_behind_ms;
     if generator_behind {
         j.flags.push(flag::GENERATOR_BEHIND);
+    }
+    let lag = &m.probe.lag;
+    let probe_behind = lag.trailing_p99_ms > PROBE_BEHIND_LIMIT_MS;
+    if probe_behind {
+        j.flags.push(flag::PROBE_BEHIND);
     }
     if resources
         .host
@@ -204,6 +212,14 @@ pub fn judge(m: &JudgeInputs<'_>) -> Judgement {
         m.gendata.behind_max_ms,
         "ms",
         Better::Lower,
+    );
+    j.put("probe_lag_p99_ms", lag.trailing_p99_ms, "ms", Better::Lower);
+    j.put("probe_lag_max_ms", lag.trailing_max_ms, "ms", Better::Lower);
+    j.put(
+        "probe_lag_samples",
+        lag.samples as f64,
+        "samples",
+        Better::Higher,
     );
     match m.settle {
         Some(settle) if settle.reached_end => j.put("settle_s", settle.seconds, "s", Better::Lower),
@@ -292,6 +308,11 @@ pub fn judge(m: &JudgeInputs<'_>) -> Judgement {
             "gendata fell behind its schedule (p99 {:.1} ms at delivery, limit {} ms)",
             m.gendata.behind_p99_ms, m.tolerances.generator_behind_ms
         ))
+    } else if probe_behind {
+        Some(format!(
+            "the probe trailed the output by {:.1} ms worth at p99 (limit {PROBE_BEHIND_LIMIT_MS} ms)",
+            lag.trailing_p99_ms
+        ))
     } else if out.count == 0 {
         Some("no output record arrived in the window".to_string())
     } else {
@@ -309,7 +330,7 @@ pub fn judge(m: &JudgeInputs<'_>) -> Judgement {
             j.put("latency_p99_ms", out.p99_ms, "ms", Better::Lower);
             j.put("latency_count", out.count as f64, "records", Better::Higher);
             // A tail that gendata itself may have made is no product's tail.
-            if m.gendata.behind_max_ms > m.tolerances.generator_behind_ms {
+            if paced && m.gendata.behind_max_ms > m.tolerances.generator_behind_ms {
                 let why = format!(
                     "gendata's max lateness {:.1} ms exceeds the limit {} ms",
                     m.gendata.behind_max_ms, m.tolerances.generator_behind_ms
@@ -392,7 +413,7 @@ pub fn judge(m: &JudgeInputs<'_>) -> Judgement {
 mod tests {
     use super::*;
     use crate::analysis::window::tests::row;
-    use crate::probe::LatencySummary;
+    use crate::probe::{LatencySummary, ProbeLag};
 
     fn tolerances() -> Tolerances {
         Tolerances {
@@ -438,6 +459,7 @@ mod tests {
             achieved_rate: 1000.0,
             behind_p99_ms,
             behind_max_ms,
+            behind_count: window_records,
         }
     }
 
@@ -446,6 +468,19 @@ mod tests {
             output: latency(output, 20.0),
             floor: latency(floor, 5.0),
             unreadable: 0,
+            lag: lag(0.0),
+        }
+    }
+
+    fn lag(trailing_p99_ms: f64) -> ProbeLag {
+        ProbeLag {
+            samples: 100,
+            trailing_records_max: (trailing_p99_ms * 2.0) as u64,
+            trailing_p99_ms,
+            trailing_max_ms: trailing_p99_ms * 2.0,
+            failed_queries: 0,
+            query_p99_ms: 3.0,
+            query_max_ms: 5.0,
         }
     }
 
@@ -666,6 +701,31 @@ mod tests {
         assert!(!j.metrics.contains_key("latency_p999_ms"));
         assert!(!j.metrics.contains_key("latency_max_ms"));
         assert!(j.not_applicable["latency_max_ms"].contains("250.0 ms"));
+    }
+
+    #[test]
+    fn an_unpaced_run_is_never_generator_behind() {
+        let mut c = Crafted::new(10, |t| 1000.0 * t);
+        c.config.rate = 0;
+        c.gendata = gendata(10_000, 300.0, 400.0);
+        let j = c.judge();
+        assert!(!j.flags.contains(&flag::GENERATOR_BEHIND));
+        assert!(j.metrics.contains_key("latency_max_ms"));
+    }
+
+    #[test]
+    fn a_probe_that_trails_the_output_quotes_no_latency() {
+        let mut c = Crafted::new(10, |t| 1000.0 * t);
+        c.probe.lag = lag(12.5);
+        let j = c.judge();
+        assert!(j.flags.contains(&flag::PROBE_BEHIND));
+        assert!(!j.metrics.contains_key("latency_p50_ms"));
+        assert!(j.not_applicable["latency"].contains("12.5 ms worth"));
+        assert_eq!(value(&j, "probe_lag_p99_ms"), 12.5);
+        c.probe.lag = lag(9.0);
+        let j = c.judge();
+        assert!(!j.flags.contains(&flag::PROBE_BEHIND));
+        assert!(j.metrics.contains_key("latency_p50_ms"));
     }
 
     #[test]

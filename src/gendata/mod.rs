@@ -2,11 +2,15 @@
 //!
 //! It runs as its own process (`suite gendata`) so its CPU is never charged to
 //! the product. Records are produced on a fixed schedule and stamped with their
-//! intended send time; how far behind schedule the sends fell is reported.
+//! intended send time; how late the broker acknowledged them against that time
+//! is reported.
 
 pub mod event;
 pub mod schedule;
 
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -16,13 +20,31 @@ use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::producer::{BaseRecord, DeliveryResult, Producer, ProducerContext, ThreadedProducer};
 use rdkafka::ClientContext;
 use serde::{Deserialize, Serialize};
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Arc;
 
-use crate::cli::GendataArgs;
 use crate::clock::{now_us, sleep_until_us};
 pub use event::Event;
 use schedule::Schedule;
+
+/// What one gendata process is to do.
+#[derive(Debug, Clone)]
+pub struct GendataPlan {
+    /// The broker's bootstrap address.
+    pub bootstrap: String,
+    /// The topic records are written to.
+    pub topic: String,
+    /// Records per second; 0 = as fast as possible.
+    pub rate: u64,
+    /// The seed of the deterministic record model.
+    pub seed: u64,
+    /// When the schedule starts, epoch microseconds.
+    pub start_us: i64,
+    /// Where the measurement window starts, epoch microseconds.
+    pub window_start_us: i64,
+    /// When to stop, epoch microseconds.
+    pub end_us: i64,
+    /// Where the summary goes as JSON (standard output when `None`).
+    pub summary: Option<PathBuf>,
+}
 
 /// What gendata reports when it stops.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -39,31 +61,86 @@ pub struct GendataSummary {
     pub window_first_seq: u64,
     /// records_sent / seconds from the schedule start to the last send.
     pub achieved_rate: f64,
-    /// How late sends were against their slot, ms.
+    /// 99th percentile of lateness, ms: the broker's acknowledgement of a
+    /// window record minus its slot (its send time when unpaced).
     pub behind_p99_ms: f64,
+    /// The largest such lateness, ms.
     pub behind_max_ms: f64,
+    /// Window records whose lateness was timed (acknowledged ones); 0 in
+    /// records written before lateness was taken at acknowledgement.
+    #[serde(default)]
+    pub behind_count: u64,
 }
 
-/// Counts delivery reports without blocking the send loop.
-#[derive(Default)]
-struct DeliveryCounter {
+/// A record's slot, carried to its delivery report as the delivery opaque:
+/// microseconds from the schedule's start, so no record needs an allocation.
+fn slot_opaque(start_us: i64, slot_us: i64) -> usize {
+    // Slots never precede the start: the first send waits for it.
+    (slot_us - start_us).max(0) as usize
+}
+
+/// The slot, epoch microseconds, that [`slot_opaque`] encoded.
+fn slot_from_opaque(start_us: i64, opaque: usize) -> i64 {
+    start_us + opaque as i64
+}
+
+/// The lateness to record, in microseconds, of a record acknowledged at
+/// `ack_us`: only window records count, and at least 1 us (the histogram's floor).
+fn window_lateness_us(slot_us: i64, ack_us: i64, window_start_us: i64) -> Option<u64> {
+    (slot_us >= window_start_us).then(|| (ack_us - slot_us).max(1) as u64)
+}
+
+/// Delivery reports: counts, and the lateness of window records.
+struct DeliveryTally {
+    start_us: i64,
+    window_start_us: i64,
     acked: AtomicU64,
     failed: AtomicU64,
+    /// Lateness in microseconds; locked once per acknowledgement by the thread
+    /// serving delivery reports (the producer's poll thread, or the main
+    /// thread while it flushes), so the lock is hardly ever contended.
+    lateness: Mutex<Histogram<u64>>,
 }
 
-struct CountingContext(Arc<DeliveryCounter>);
+impl DeliveryTally {
+    fn new(start_us: i64, window_start_us: i64) -> Result<DeliveryTally> {
+        // 1 us .. 1 h, 3 significant digits.
+        let lateness = Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3)?;
+        Ok(DeliveryTally {
+            start_us,
+            window_start_us,
+            acked: AtomicU64::new(0),
+            failed: AtomicU64::new(0),
+            lateness: Mutex::new(lateness),
+        })
+    }
 
-impl ClientContext for CountingContext {}
+    fn lateness(&self) -> std::sync::MutexGuard<'_, Histogram<u64>> {
+        // Recording cannot panic, so a poisoned lock still holds a whole histogram.
+        self.lateness.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+}
 
-impl ProducerContext for CountingContext {
-    type DeliveryOpaque = ();
+struct TallyContext(Arc<DeliveryTally>);
 
-    fn delivery(&self, result: &DeliveryResult<'_>, _: ()) {
-        let counter = match result {
-            Ok(_) => &self.0.acked,
-            Err(_) => &self.0.failed,
-        };
-        counter.fetch_add(1, Ordering::Relaxed);
+impl ClientContext for TallyContext {}
+
+impl ProducerContext for TallyContext {
+    type DeliveryOpaque = usize;
+
+    fn delivery(&self, result: &DeliveryResult<'_>, slot: usize) {
+        let tally = &self.0;
+        if result.is_err() {
+            // A refused record has no acknowledgement to time.
+            tally.failed.fetch_add(1, Ordering::Relaxed);
+            return;
+        }
+        let ack_us = now_us();
+        tally.acked.fetch_add(1, Ordering::Relaxed);
+        let slot_us = slot_from_opaque(tally.start_us, slot);
+        if let Some(late) = window_lateness_us(slot_us, ack_us, tally.window_start_us) {
+            tally.lateness().saturating_record(late);
+        }
     }
 }
 
@@ -82,26 +159,22 @@ fn producer_config(bootstrap: &str) -> ClientConfig {
     config
 }
 
-/// Runs gendata until `end_us`, then prints or writes its summary.
-pub fn run(args: &GendataArgs) -> Result<()> {
-    let counter = Arc::new(DeliveryCounter::default());
-    let producer: ThreadedProducer<CountingContext> = producer_config(&args.bootstrap)
-        .create_with_context(CountingContext(counter.clone()))
+/// Runs gendata until `plan.end_us`, then prints or writes its summary.
+pub fn run(plan: &GendataPlan) -> Result<()> {
+    let tally = Arc::new(DeliveryTally::new(plan.start_us, plan.window_start_us)?);
+    let producer: ThreadedProducer<TallyContext> = producer_config(&plan.bootstrap)
+        .create_with_context(TallyContext(tally.clone()))
         .context("gendata: creating the producer")?;
-    let start_us = args.start_us.unwrap_or_else(now_us);
-    let window_start_us = args.window_start_us.unwrap_or(start_us);
-    let schedule = Schedule::new(start_us, args.rate);
-    // 1 us .. 1 h, 3 significant digits.
-    let mut behind = Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3)?;
+    let schedule = Schedule::new(plan.start_us, plan.rate);
     let mut window_first_seq = None;
     let mut window_records = 0u64;
     let mut seq = 0u64;
     let mut payload = Vec::with_capacity(512);
-    sleep_until_us(start_us);
-    let mut last_send_us = start_us;
+    sleep_until_us(plan.start_us);
+    let mut last_send_us = plan.start_us;
     'outer: loop {
         let now = now_us();
-        if now >= args.end_us {
+        if now >= plan.end_us {
             break;
         }
         let due = schedule.due(now);
@@ -111,16 +184,16 @@ pub fn run(args: &GendataArgs) -> Result<()> {
             } else {
                 schedule.slot_us(seq)
             };
-            if slot >= args.end_us {
+            if slot >= plan.end_us {
                 break 'outer;
             }
-            let event = Event::generate(args.seed, seq, slot);
+            let event = Event::generate(plan.seed, seq, slot);
             payload.clear();
             serde_json::to_writer(&mut payload, &event)?;
-            send(&producer, &args.topic, &payload)?;
+            let opaque = slot_opaque(plan.start_us, slot);
+            send(&producer, &plan.topic, &payload, opaque)?;
             last_send_us = now_us();
-            behind.saturating_record((last_send_us - slot).max(1) as u64);
-            if slot >= window_start_us {
+            if slot >= plan.window_start_us {
                 window_first_seq.get_or_insert(seq);
                 window_records += 1;
             }
@@ -130,35 +203,82 @@ pub fn run(args: &GendataArgs) -> Result<()> {
             }
         }
         if !schedule.is_unpaced() {
-            sleep_until_us(schedule.slot_us(seq).min(args.end_us));
+            sleep_until_us(schedule.slot_us(seq).min(plan.end_us));
         }
     }
     producer
         .flush(Duration::from_secs(30))
         .context("gendata: flushing the last records")?;
-    let elapsed_s = ((last_send_us - start_us).max(1)) as f64 / 1e6;
-    let summary = GendataSummary {
-        records_sent: seq,
-        records_acked: counter.acked.load(Ordering::Relaxed),
-        delivery_errors: counter.failed.load(Ordering::Relaxed),
-        window_records,
-        window_first_seq: window_first_seq.unwrap_or(seq),
-        achieved_rate: seq as f64 / elapsed_s,
-        behind_p99_ms: behind.value_at_quantile(0.99) as f64 / 1000.0,
-        behind_max_ms: behind.max() as f64 / 1000.0,
+    let elapsed_s = ((last_send_us - plan.start_us).max(1)) as f64 / 1e6;
+    let summary = {
+        // Flushed: every delivery report has arrived, so the lock is free.
+        let lateness = tally.lateness();
+        GendataSummary {
+            records_sent: seq,
+            records_acked: tally.acked.load(Ordering::Relaxed),
+            delivery_errors: tally.failed.load(Ordering::Relaxed),
+            window_records,
+            window_first_seq: window_first_seq.unwrap_or(seq),
+            achieved_rate: seq as f64 / elapsed_s,
+            behind_p99_ms: lateness.value_at_quantile(0.99) as f64 / 1000.0,
+            behind_max_ms: lateness.max() as f64 / 1000.0,
+            behind_count: lateness.len(),
+        }
     };
-    crate::handoff::write(args.summary.as_deref(), &summary)
+    crate::handoff::write(plan.summary.as_deref(), &summary)
 }
 
 /// Sends one record, waiting for room when the producer's queue is full.
-fn send(producer: &ThreadedProducer<CountingContext>, topic: &str, payload: &[u8]) -> Result<()> {
+fn send(
+    producer: &ThreadedProducer<TallyContext>,
+    topic: &str,
+    payload: &[u8],
+    slot: usize,
+) -> Result<()> {
     loop {
-        match producer.send(BaseRecord::<(), [u8]>::to(topic).payload(payload)) {
+        let record = BaseRecord::<(), [u8], usize>::with_opaque_to(topic, slot).payload(payload);
+        match producer.send(record) {
             Ok(()) => return Ok(()),
             Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), _)) => {
                 std::thread::sleep(Duration::from_millis(1));
             }
             Err((err, _)) => return Err(err).context("gendata: producing a record"),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_slot_survives_the_delivery_opaque() {
+        let start = 1_700_000_000_000_000;
+        for slot in [start, start + 1, start + 200, start + 3_600_000_000] {
+            assert_eq!(slot_from_opaque(start, slot_opaque(start, slot)), slot);
+        }
+    }
+
+    #[test]
+    fn lateness_counts_window_records_only() {
+        let window_start = 10_000_000;
+        assert_eq!(
+            window_lateness_us(9_999_999, 10_005_000, window_start),
+            None
+        );
+        assert_eq!(
+            window_lateness_us(10_000_000, 10_004_500, window_start),
+            Some(4_500)
+        );
+        assert_eq!(
+            window_lateness_us(12_000_000, 12_000_250, window_start),
+            Some(250)
+        );
+    }
+
+    #[test]
+    fn an_acknowledgement_at_or_before_the_slot_counts_as_one_microsecond() {
+        assert_eq!(window_lateness_us(5_000, 5_000, 0), Some(1));
+        assert_eq!(window_lateness_us(5_000, 4_990, 0), Some(1));
     }
 }

@@ -8,8 +8,16 @@
 //! record every 10 ms (acks=all, linger 5 ms) to the run's floor topic, and the
 //! same consumer reads it back. What the broker alone costs, every product
 //! inherits; `added` = product - floor is the product's own part.
+//!
+//! The probe also checks itself: about every 100 ms of the window it compares
+//! its own position with the output's end, so a run where the probe, not the
+//! product, fell behind can be told apart.
 
+mod lag;
+
+use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,20 +26,40 @@ use base64::Engine;
 use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
 use rdkafka::config::ClientConfig;
-use rdkafka::consumer::BaseConsumer;
-use rdkafka::message::Message;
+use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::producer::{BaseRecord, Producer, ThreadedProducer};
 use rdkafka::Offset;
 use serde::{Deserialize, Serialize};
 
 use crate::broker::admin::assign_all;
-use crate::cli::ProbeArgs;
 use crate::clock::{now_us, sleep_until_us};
+use lag::{LagTally, OutputEnds};
+pub use lag::{ProbeLag, PROBE_BEHIND_LIMIT_MS};
 
 /// The line the probe prints once it reads its topics.
 pub const READY_LINE: &str = "probe ready";
 /// One floor record every 10 ms.
 const FLOOR_PERIOD_US: i64 = 10_000;
+/// The broker answers the probe's fetches within 10 ms, data or not.
+const FETCH_WAIT_MS: u64 = 10;
+
+/// What one probe process is to do.
+#[derive(Debug, Clone)]
+pub struct ProbePlan {
+    /// The broker's bootstrap address.
+    pub bootstrap: String,
+    /// The output topic of the product under test.
+    pub topic: String,
+    /// The probe's own topic for the setup floor.
+    pub floor_topic: String,
+    /// Arrivals from here on are measured, epoch microseconds.
+    pub window_start_us: i64,
+    /// Arrivals from here on are not; the probe then exits.
+    pub window_end_us: i64,
+    /// Where the summary goes as JSON (standard output when `None`).
+    pub summary: Option<PathBuf>,
+}
 
 /// The field the probe reads of every record.
 #[derive(Deserialize)]
@@ -60,6 +88,8 @@ pub struct ProbeSummary {
     pub floor: LatencySummary,
     /// Output records without a readable `ts_us` (counted, not timed).
     pub unreadable: u64,
+    /// How far the probe's own consumer trailed the output's end.
+    pub lag: ProbeLag,
 }
 
 /// A latency histogram in microseconds, 3 significant digits.
@@ -98,7 +128,7 @@ fn consumer_config(bootstrap: &str, group: &str) -> ClientConfig {
         .set("group.id", group)
         .set("enable.auto.commit", "false")
         .set("isolation.level", "read_committed")
-        .set("fetch.wait.max.ms", "10")
+        .set("fetch.wait.max.ms", FETCH_WAIT_MS.to_string())
         .set("fetch.min.bytes", "1")
         .set("auto.offset.reset", "earliest");
     config
@@ -125,68 +155,163 @@ fn write_floor(bootstrap: &str, topic: &str, stop: &AtomicBool) -> Result<()> {
     Ok(())
 }
 
-/// Runs the probe until the window ends, then prints or writes its summary.
-pub fn run(args: &ProbeArgs) -> Result<()> {
-    let consumer: BaseConsumer = consumer_config(&args.bootstrap, &format!("{}-probe", args.topic))
-        .create()
-        .context("probe: creating the consumer")?;
-    assign_all(
-        &consumer,
-        &[&args.topic, &args.floor_topic],
-        Offset::Beginning,
-    )
-    .context("probe")?;
-    let stop = Arc::new(AtomicBool::new(false));
-    let floor_writer = {
-        let (bootstrap, topic, stop) = (
-            args.bootstrap.clone(),
-            args.floor_topic.clone(),
-            stop.clone(),
-        );
-        std::thread::spawn(move || write_floor(&bootstrap, &topic, &stop))
-    };
-    println!("{READY_LINE}");
+/// The window's arrivals, timed.
+struct Timing<'a> {
+    floor_topic: &'a str,
+    window_start_us: i64,
+    output: Histogram<u64>,
+    floor: Histogram<u64>,
+    unreadable: u64,
+}
 
-    let mut output = new_histogram();
-    let mut floor = new_histogram();
-    let mut unreadable = 0u64;
-    let consumed = loop {
-        let polled = consumer.poll(Duration::from_millis(50));
-        let arrival = now_us();
-        if arrival >= args.window_end_us {
-            break Ok(());
+impl Timing<'_> {
+    /// Times one record that arrived at `arrival_us`.
+    fn time(&mut self, message: &BorrowedMessage<'_>, arrival_us: i64) -> Result<()> {
+        if arrival_us < self.window_start_us {
+            return Ok(());
         }
-        let Some(message) = polled else { continue };
-        let message = match message {
-            Ok(message) => message,
-            Err(err) => break Err(err).context("probe: reading"),
-        };
-        if arrival < args.window_start_us {
-            continue;
-        }
-        let is_floor = message.topic() == args.floor_topic;
+        let is_floor = message.topic() == self.floor_topic;
         let stamp = message
             .payload()
             .and_then(|p| serde_json::from_slice::<Stamp>(p).ok());
         match (stamp, is_floor) {
-            (Some(stamp), false) => output.record((arrival - stamp.ts_us).max(1) as u64)?,
-            (Some(stamp), true) => floor.record((arrival - stamp.ts_us).max(1) as u64)?,
-            (None, false) => unreadable += 1,
+            (Some(stamp), false) => self
+                .output
+                .record((arrival_us - stamp.ts_us).max(1) as u64)?,
+            (Some(stamp), true) => self
+                .floor
+                .record((arrival_us - stamp.ts_us).max(1) as u64)?,
+            (None, false) => self.unreadable += 1,
             (None, true) => {}
+        }
+        Ok(())
+    }
+}
+
+/// Runs the probe until the window ends, then prints or writes its summary.
+pub fn run(plan: &ProbePlan) -> Result<()> {
+    let consumer: BaseConsumer = consumer_config(&plan.bootstrap, &format!("{}-probe", plan.topic))
+        .create()
+        .context("probe: creating the consumer")?;
+    assign_all(
+        &consumer,
+        &[&plan.topic, &plan.floor_topic],
+        Offset::Beginning,
+    )
+    .context("probe")?;
+    let output_partitions: Vec<i32> = consumer
+        .assignment()
+        .context("probe: reading its own assignment")?
+        .elements_for_topic(&plan.topic)
+        .iter()
+        .map(|p| p.partition())
+        .collect();
+    let stop = Arc::new(AtomicBool::new(false));
+    let floor_writer = {
+        let (bootstrap, topic, stop) = (
+            plan.bootstrap.clone(),
+            plan.floor_topic.clone(),
+            stop.clone(),
+        );
+        std::thread::spawn(move || write_floor(&bootstrap, &topic, &stop))
+    };
+    // The output's end is read on a thread of its own: a slow or failed
+    // broker round trip never holds up the timing of arrivals.
+    let (ends_tx, ends_rx) = mpsc::channel();
+    let end_reader = {
+        let (plan, stop) = (plan.clone(), stop.clone());
+        std::thread::spawn(move || {
+            lag::read_output_ends(&plan, &output_partitions, &stop, &ends_tx)
+        })
+    };
+    println!("{READY_LINE}");
+
+    let mut timing = Timing {
+        floor_topic: &plan.floor_topic,
+        window_start_us: plan.window_start_us,
+        output: new_histogram(),
+        floor: new_histogram(),
+        unreadable: 0,
+    };
+    let mut lag = LagTally::new();
+    let mut pending_ends: Option<OutputEnds> = None;
+    let consumed = loop {
+        // A record returns the poll at once; the timeout only bounds how late
+        // a read of the output's end is compared after it is due.
+        let polled = consumer.poll(Duration::from_millis(10));
+        let arrival = now_us();
+        if arrival >= plan.window_end_us {
+            break Ok(());
+        }
+        let timed = match polled {
+            Some(Ok(message)) => timing.time(&message, arrival),
+            Some(Err(err)) => Err(err).context("probe: reading"),
+            None => Ok(()),
+        };
+        if let Err(err) = timed {
+            break Err(err);
+        }
+        if let Some(ends) = ends_rx.try_iter().last() {
+            pending_ends = Some(ends);
+        }
+        if let Some(ends) = pending_ends.take_if(|ends| arrival >= ends.due_us()) {
+            if let Err(err) = sample_lag(&consumer, plan, &ends, &mut timing, &mut lag) {
+                break Err(err);
+            }
         }
     };
     stop.store(true, Ordering::Relaxed);
     let floor_result = floor_writer
         .join()
         .map_err(|_| anyhow::anyhow!("probe: the floor writer panicked"))?;
+    let end_queries = end_reader
+        .join()
+        .map_err(|_| anyhow::anyhow!("probe: the output's end reader panicked"))?;
     consumed?;
     floor_result?;
     let summary = ProbeSummary {
-        output: LatencySummary::from_histogram(&output)?,
-        floor: LatencySummary::from_histogram(&floor)?,
-        unreadable,
+        output: LatencySummary::from_histogram(&timing.output)?,
+        floor: LatencySummary::from_histogram(&timing.floor)?,
+        unreadable: timing.unreadable,
+        lag: lag.summary(&end_queries?),
     };
-    crate::handoff::write(args.summary.as_deref(), &summary)
+    crate::handoff::write(plan.summary.as_deref(), &summary)
+}
+
+/// Compares the probe's position with `ends`, once what is already buffered
+/// locally has been handed out and timed: records the probe holds are not
+/// records it trails. A probe that cannot empty its buffer within one sampling
+/// period is behind, and is sampled as it stands.
+fn sample_lag(
+    consumer: &BaseConsumer,
+    plan: &ProbePlan,
+    ends: &OutputEnds,
+    timing: &mut Timing<'_>,
+    lag: &mut LagTally,
+) -> Result<()> {
+    let drain_deadline = now_us() + lag::SAMPLE_PERIOD_US;
+    while let Some(message) = consumer.poll(Duration::ZERO) {
+        let arrival = now_us();
+        if arrival >= plan.window_end_us {
+            // Past the window nothing is timed, nor sampled.
+            return Ok(());
+        }
+        timing.time(&message.context("probe: reading")?, arrival)?;
+        if arrival >= drain_deadline {
+            break;
+        }
+    }
+    let now = now_us();
+    match consumer.position() {
+        Ok(position) => lag.sample(
+            ends.trailing(&position, &plan.topic),
+            timing.output.len(),
+            now - plan.window_start_us,
+        ),
+        // The position is local state; should it be unreadable, the sample is lost, not the run.
+        Err(_) => lag.failed(),
+    }
+    Ok(())
 }
 
 #[cfg(test)]

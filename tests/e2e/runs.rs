@@ -1,12 +1,13 @@
 //! Short real runs of both rustpipe lines, a crashing product, and Ctrl-C.
 
 use std::io::{BufRead, BufReader};
-use std::process::Stdio;
+use std::process::{Output, Stdio};
 use std::time::{Duration, Instant};
 
 use libtest_mimic::Trial;
 use streamsuite::config::Delivery;
 use streamsuite::gendata::event::eu_share;
+use streamsuite::probe::{ProbeSummary, PROBE_BEHIND_LIMIT_MS};
 use streamsuite::results::{Regime, RunRecord, Status};
 
 use crate::support::{
@@ -173,6 +174,7 @@ fn short_run_keeps_up(line: &str, delivery: Delivery) -> Result<(), String> {
         &out,
     )?;
     ensure(resources.host.is_some(), "host sampled", &out)?;
+    the_harness_checked_itself(r, &out)?;
     did_the_same_work(r, &out)?;
     let series = r.series.as_ref().ok_or("series missing")?;
     ensure(
@@ -283,6 +285,52 @@ fn external_broker_is_one_setting_away() -> Result<(), String> {
         status.status.success(),
         "the local broker is left as it was",
         &status,
+    )
+}
+
+/// gendata timed every window record at its acknowledgement, and the probe
+/// compared its position with the output's end through the window.
+fn the_harness_checked_itself(r: &RunRecord, out: &Output) -> Result<(), String> {
+    let gendata = r.gendata.as_ref().ok_or("gendata summary missing")?;
+    ensure(
+        gendata.window_records > 0 && gendata.behind_count == gendata.window_records,
+        &format!(
+            "lateness timed for {} of {} window records",
+            gendata.behind_count, gendata.window_records
+        ),
+        out,
+    )?;
+    ensure(
+        gendata.behind_p99_ms > 0.0 && gendata.behind_p99_ms <= gendata.behind_max_ms,
+        &format!(
+            "lateness p99 {} in (0, max {}]",
+            gendata.behind_p99_ms, gendata.behind_max_ms
+        ),
+        out,
+    )?;
+    let probe: ProbeSummary =
+        streamsuite::handoff::read(&r.logs.join("probe.json")).map_err(|e| format!("{e:#}"))?;
+    let lag = &probe.lag;
+    ensure(
+        lag.samples >= 50,
+        &format!("{} lag samples, about ten a second expected", lag.samples),
+        out,
+    )?;
+    // A busy host can catch one burst of output in flight at a sample (p99 of
+    // about 100 samples is nearly their max); a broken comparison counts the
+    // whole output, seconds' worth.
+    ensure(
+        lag.trailing_p99_ms < 10.0 * PROBE_BEHIND_LIMIT_MS,
+        &format!(
+            "the probe kept up: trailing p99 {} ms worth, {} records at most",
+            lag.trailing_p99_ms, lag.trailing_records_max
+        ),
+        out,
+    )?;
+    ensure(
+        lag.query_max_ms > 0.0,
+        "the reads of the output's end were timed",
+        out,
     )
 }
 
