@@ -1,7 +1,7 @@
 //! What the orchestrator samples while a run goes: every sample interval, the
-//! CPU and memory of the product's process tree, of each harness process and
-//! of the host, then the product's consumer-group offset and the input's high
-//! watermark, each stamped with its own read time.
+//! CPU of the product's process tree, of each harness process and of the
+//! host, then the product's consumer-group offset and the input's high
+//! watermark, each stamped with its own read time, and last the trees' memory.
 
 use anyhow::Result;
 
@@ -67,25 +67,30 @@ impl<'a> Monitor<'a> {
     }
 
     /// Takes one sample now; `with_extra` also sums the run's other topics.
-    /// /proc comes first: it is read locally in a few milliseconds, while an
-    /// offset read is a broker round trip that may stall.
+    ///
+    /// The instants come first: every process's CPU ticks (one pass over
+    /// /proc/PID/stat, a few milliseconds) and the host's, then the committed
+    /// offset and the high watermark, each a broker round trip. Memory comes
+    /// last: a JVM's smaps_rollup alone takes over 20 ms to read, and memory
+    /// is a level that needs no exact instant. Only the instants are timed.
     pub fn sample(&mut self, with_extra: bool) -> Result<()> {
         let names = self.names;
         let procs_at_us = now_us();
         let all = sampler::all_processes();
-        let tree = |root: i32| sampler::read_tree(root, &all, self.page_size);
-        let product = tree(self.watched.product);
-        let broker = self.watched.broker.map(tree);
-        let gendata = tree(self.watched.gendata);
-        let probe = tree(self.watched.probe);
         let host = sampler::read_host_ticks();
         let committed_at_us = now_us();
         let committed = self.offsets.committed(&names.input)?;
         let high_at_us = now_us();
         let input_high = self.offsets.high_watermark(&names.input)?;
+        let done_us = now_us();
+        // The trees' ticks are those of the snapshot taken at procs_at_us.
+        let tree = |root: i32| sampler::read_tree(root, &all, self.page_size);
+        let product = tree(self.watched.product);
+        let broker = self.watched.broker.map(tree);
+        let gendata = tree(self.watched.gendata);
+        let probe = tree(self.watched.probe);
         // The extra topics are summed only at the window's bounds and belong
         // to no instant of the sample; their read is not timed with it.
-        let done_us = now_us();
         let extra_high = if with_extra {
             Some(self.offsets.run_topics_high_watermark(
                 &names.group,
