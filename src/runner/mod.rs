@@ -1,9 +1,11 @@
 //! One run's phases, and batches of runs.
 //!
 //! A run: fresh per-run topics -> product started and ready -> probe ready ->
-//! gendata on its schedule -> warm-up -> measurement window -> everything
-//! stopped -> one record appended. A failed run is recorded, not fatal to the
-//! batch; an interrupted run tears everything down and records nothing.
+//! gendata on its schedule -> warm-up -> measurement window -> gendata and
+//! the probe stop -> the product settles (commits the rest of its input) and
+//! stops -> verify -> judge (`analysis::judge`) -> one record appended. A
+//! failed run is recorded, not fatal to the batch; an interrupted run tears
+//! everything down and records nothing.
 
 pub mod chaos;
 pub mod monitor;
