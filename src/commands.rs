@@ -262,6 +262,7 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
         interrupt: &interrupt,
         batch_id: runner::new_run_id("batch"),
         chaos: args.chaos,
+        suite_commit: crate::provenance::suite_commit(&suite.root),
     };
     let mut failed = 0;
     for round in 1..=args.repeat.max(1) {

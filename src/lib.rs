@@ -18,6 +18,7 @@ pub mod lock;
 pub mod probe;
 pub mod process;
 pub mod products;
+pub mod provenance;
 pub mod report;
 pub mod results;
 pub mod runner;

@@ -1,7 +1,9 @@
 //! Snapshot tests of the report pages and exports, rendered from fixture
 //! results: a repeated batch, keep-up, saturated and draining lines, an
 //! exactly-once / at-least-once pair, a failed run, a run with an injected
-//! crash, a sanity warning, a line no product describes, and an empty folder.
+//! crash, a sanity warning, a line no product describes, and an empty folder;
+//! three bench points (20,000/s, 1,000/s, and another window), a two-line
+//! batch at 1,000/s and a pair measured only at different points.
 
 use std::path::PathBuf;
 
@@ -22,24 +24,69 @@ fn pages_show_every_kind_of_run() {
     let pages = report::render_site(&suite(), &results).unwrap();
     let names: Vec<&str> = pages.iter().map(|(n, _)| n.as_str()).collect();
     assert_eq!(names, ["index.html", "stateless.html"]);
-    let workload = &pages[1].1;
+    // minijinja's HTML escaping writes `/` as `&#x2f;`
+    let workload = &pages[1].1.replace("&#x2f;", "/");
     for expected in [
         "median of 3 runs",
         "saturated",
         "draining",
-        "no such line",
+        "legacy: product legacy has no exactly-once line to pair with.",
         "fakeflow-eos exited (exit status: 1)",
         "brand-new-flag",
         "4,210 ms",
-        "⚠ off: rustpipe-eos (selectivity 0.4127 vs 0.2885 expected; 3 of 1100 enrichments differ)",
+        "⚠ off: rustpipe-eos at 20,000/s · 30 s window (selectivity 0.4127 vs 0.2885 expected; 3 of 1100 enrichments differ)",
         "band-red",
         "not verified: incomplete",
-        "Not verified: fakeflow, fakeflow-eos, legacy.",
-        // minijinja's HTML escaping writes `/` as `&#x2f;`
-        "not described in products&#x2f;",
+        "Not verified: fakeflow at 20,000/s · 30 s window, legacy at 20,000/s · 30 s window, \
+         rustpipe at 1,000/s · 30 s window, \
+         fakeflow-eos at 20,000/s · 30 s window · commit interval 1000 ms.",
+        "not described in products/",
+        // one section per point, the run defaults first
+        "20,000/s · 30 s window (run defaults, iso rate)",
+        "1,000/s · 30 s window</h2>",
+        "20,000/s · 60 s window</h2>",
+        "Exactly-once lines",
+        "At-least-once lines",
+        "µs",
+        "abc1234",
+        "not comparable",
     ] {
         assert!(workload.contains(expected), "missing `{expected}`");
     }
+    assert!(!workload.contains(">us<"), "a unit written us");
+    assert!(!workload.contains("-0.0 %"), "a drift of -0.0 %");
+    let order = |text: &str| workload.find(text).unwrap();
+    // The default point's section shows none of the newer runs at 1,000/s
+    // or at a 60 s window, though they are each line's newest.
+    let default_point = workload
+        .split(r#"<h2 id="point-1">"#)
+        .nth(1)
+        .and_then(|s| s.split(r#"<h2 id="point-2">"#).next())
+        .unwrap();
+    assert!(!default_point.contains("2026-11-30 06:0"), "points mixed");
+    assert!(workload.contains("20,000/s · 30 s window · commit interval 1000 ms</h2>"));
+    assert!(order("(run defaults, iso rate)</h2>") < order("1,000/s · 30 s window</h2>"));
+    // The eos and alos lines of one batch at 1,000/s are interleaved; at
+    // 20,000/s they ran in two batches.
+    let cost = workload
+        .split(r#"<h2 id="eos">"#)
+        .nth(1)
+        .and_then(|s| s.split("</table>").next())
+        .unwrap();
+    let row_of = |point: &str| {
+        cost.split("<tr>")
+            .find(|row| row.contains("rustpipe-eos") && row.contains(point))
+            .unwrap_or_else(|| panic!("no cost row at {point}"))
+            .to_string()
+    };
+    assert!(row_of("1,000/s").contains("interleaved"));
+    assert!(row_of("20,000/s · 30 s").contains("separately"));
+    let fakeflow = cost
+        .split("<tr>")
+        .find(|row| row.contains("fakeflow-eos"))
+        .unwrap();
+    assert!(fakeflow.contains("not comparable"), "{fakeflow}");
+    assert!(!fakeflow.contains('%'), "{fakeflow}");
     for (name, html) in &pages {
         insta::assert_snapshot!(format!("fixture_{name}"), html);
     }
@@ -52,7 +99,9 @@ fn an_empty_results_folder_renders_pages_that_say_so() {
     let pages = report::render_site(&suite(), &results).unwrap();
     // Every measured section is empty; only the characteristics from
     // products/ remain.
-    assert_eq!(pages[1].1.matches("no recorded data yet").count(), 7);
+    // Both latency tables, the bench points, sanity, releases and failed
+    // runs; the cost table lists the pairs not run yet.
+    assert_eq!(pages[1].1.matches("no recorded data yet").count(), 6);
     for (name, html) in &pages {
         insta::assert_snapshot!(format!("empty_{name}"), html);
     }

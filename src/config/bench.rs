@@ -23,10 +23,18 @@ pub struct Bench {
     #[serde(default)]
     pub broker: BrokerConfig,
     pub run: RunDefaults,
+    /// A rate (records/s) every runnable line keeps up with on the host: the
+    /// report's latency tables compare the lines at this rate.
+    #[serde(default = "default_iso_rate")]
+    pub iso_rate: u64,
     pub tolerances: Tolerances,
     /// Where results JSONL files go, relative to bench.yaml's folder.
     #[serde(default = "default_results_dir")]
     pub results_dir: PathBuf,
+}
+
+fn default_iso_rate() -> u64 {
+    10_000
 }
 
 fn default_results_dir() -> PathBuf {

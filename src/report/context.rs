@@ -1,25 +1,32 @@
-//! From records to page contexts: which runs each table compares (the newest
-//! batch of each line, chaos runs left out), their medians, and every value
-//! formatted, so templates only lay out text.
+//! From records to page contexts: the index, and each workload page put
+//! together from its sections (summary, latency at the iso point, one
+//! section per bench point, cost of exactly-once, sanity, characteristics,
+//! releases, failed runs), every value formatted, so templates only lay out
+//! text.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use base64::Engine;
-use hdrhistogram::serialization::Deserializer;
-use hdrhistogram::Histogram;
 use serde::Serialize;
 
-use super::lines::{group_lines, is_chaos, LineRuns, Verdict};
-use super::sanity;
-use super::svg::{self, Curve, FlowBox, XAxis};
-use super::table::{
-    colour_column, date_time, grouped, number, signed_percent, Cell, Column, Table,
+use super::characteristics::{
+    availability_cell, characteristics_table, product_notes, ProductNote,
 };
-use crate::analysis::{spread, Spread};
+use super::charts::{series_charts, Chart};
+use super::eos_cost::eos_cost;
+use super::failed::failed_table;
+use super::latency::{latency_section, LatencySection};
+use super::lines::{group_lines, is_chaos, line_order, LineRuns, Verdict};
+use super::points::{group_points, PointSettings};
+use super::releases::releases_text;
+use super::resources::resources_table;
+use super::sanity;
+use super::summary::{summary, Summary};
+use super::svg::{self, FlowBox};
+use super::table::{date_time, grouped, Cell, Column, Row, Table};
+use super::throughput::throughput_table;
 use crate::config::{Suite, Workload};
 use crate::host::HostInfo;
-use crate::products::{self, Availability};
-use crate::results::{Better, Regime, RunRecord, Status};
+use crate::results::{Regime, RunRecord, Status};
 
 /// Everything the index page shows.
 #[derive(Debug, Serialize)]
@@ -28,6 +35,8 @@ pub struct IndexPage {
     pub products: Table,
     /// The newest run of all, or empty.
     pub last_updated: String,
+    /// The suite commits of the records, newest first.
+    pub commits: Vec<String>,
 }
 
 /// One workload on the index.
@@ -47,18 +56,34 @@ pub struct WorkloadPage {
     /// Inline SVG of the flow, or empty when the workload is not described.
     pub flow_svg: String,
     pub header: Header,
-    pub latency: Table,
-    /// Inline SVG, or empty without keep-up latency.
-    pub latency_chart: String,
-    pub throughput: Table,
-    pub series_charts: Vec<Chart>,
+    pub summary: Summary,
+    pub latency: LatencySection,
+    /// One section per bench point, the default point first.
+    pub points: Vec<PointSection>,
     pub eos_cost: Table,
-    pub resources: Table,
     pub sanity: Table,
     pub sanity_verdict: Verdict,
     pub characteristics: Table,
     pub notes: Vec<ProductNote>,
+    /// What the releases section says.
+    pub releases: String,
     pub failed: Table,
+    /// The suite commits of the records shown, newest first.
+    pub commits: Vec<String>,
+}
+
+/// The tables and charts of one bench point.
+#[derive(Debug, Serialize)]
+pub struct PointSection {
+    /// An id for links within the page.
+    pub id: String,
+    /// Rate and window, and whether the point is the default or iso one.
+    pub heading: String,
+    /// The rest of the point: configuration, bench version, host.
+    pub detail: String,
+    pub throughput: Table,
+    pub charts: Vec<Chart>,
+    pub resources: Table,
 }
 
 /// Where and on what the runs of a page were measured.
@@ -71,60 +96,27 @@ pub struct Header {
     pub runs: usize,
 }
 
-/// A chart with its title.
-#[derive(Debug, Serialize)]
-pub struct Chart {
-    pub title: String,
-    pub svg: String,
-}
-
-/// A product's notes from its product.yaml.
-#[derive(Debug, Serialize)]
-pub struct ProductNote {
-    pub product: String,
-    pub text: String,
-}
-
-/// Figure `name` over `runs`: the median of the runs that have it, and its spread.
-fn figure(runs: &[&RunRecord], name: &str) -> Option<Spread> {
-    let values: Vec<f64> = runs
-        .iter()
-        .filter_map(|r| r.metrics.get(name).map(|m| m.value))
-        .collect();
-    spread(&values)
-}
-
-/// The cell of figure `name` over `runs`: the median, or why it is absent.
-fn metric_cell(runs: &[&RunRecord], name: &str) -> Cell {
-    if let Some(f) = figure(runs, name) {
-        return Cell::figure(f, number);
+/// The distinct suite commits of `records`, newest run first; records
+/// without one are counted as such.
+fn commits<'a>(records: impl Iterator<Item = &'a RunRecord>) -> Vec<String> {
+    let mut newest_first: Vec<&RunRecord> = records.collect();
+    newest_first.sort_by(|a, b| b.started_at.cmp(&a.started_at));
+    let mut seen: Vec<String> = Vec::new();
+    let mut without = 0;
+    for r in newest_first {
+        match &r.suite_commit {
+            Some(c) if !seen.contains(c) => seen.push(c.clone()),
+            Some(_) => {}
+            None => without += 1,
+        }
     }
-    let reason = runs.iter().rev().find_map(|r| {
-        r.not_applicable.get(name).or_else(|| {
-            name.starts_with("latency_")
-                .then(|| r.not_applicable.get("latency"))
-                .flatten()
-        })
-    });
-    match reason {
-        Some(reason) => Cell::not_applicable(reason),
-        None => Cell::missing(),
+    if without > 0 {
+        seen.push(format!(
+            "{without} run{} without a recorded commit",
+            if without == 1 { "" } else { "s" }
+        ));
     }
-}
-
-/// A column of figure `name`, its unit and direction read from the records.
-fn metric_column(records: &[RunRecord], label: &str, name: &str) -> Column {
-    match records.iter().find_map(|r| r.metrics.get(name)) {
-        Some(m) => Column {
-            label: label.to_string(),
-            unit: m.unit.clone(),
-            direction: match m.better {
-                Better::Lower => "lower is better".to_string(),
-                Better::Higher => "higher is better".to_string(),
-            },
-        },
-        None => Column::plain(label),
-    }
+    seen
 }
 
 /// Builds the index page.
@@ -138,34 +130,47 @@ pub fn index_page(suite: &Suite, results: &BTreeMap<String, Vec<RunRecord>>) -> 
                 Column::plain("line"),
                 Column::plain("runs"),
                 Column::utc("last run"),
+                Column::plain("point"),
                 Column::plain("status"),
                 Column::plain("regime"),
             ],
         );
-        let grouped = group_lines(suite, records);
+        let all: Vec<&RunRecord> = records.iter().collect();
+        let grouped = group_lines(&line_order(suite, records), &all);
         for line in &grouped {
             let Some(last) = line.all.last() else {
                 continue;
             };
-            lines.rows.push(vec![
-                Cell::text(line.label()),
-                Cell::text(line.all.len().to_string()),
-                Cell::text(date_time(&last.started_at)),
-                status_cell(last),
-                Cell::text(last.regime.map(Regime::as_str).unwrap_or("—")),
-            ]);
+            let point = PointSettings::from_config(&last.config);
+            lines.push(
+                Row::new()
+                    .set("line", Cell::text(line.label()))
+                    .set("runs", Cell::text(line.all.len().to_string()))
+                    .set("last run", Cell::text(date_time(&last.started_at)))
+                    .set(
+                        "point",
+                        Cell::text(point.label()).with_title(point.detail()),
+                    )
+                    .set("status", status_cell(last))
+                    .set(
+                        "regime",
+                        Cell::text(last.regime.map(Regime::as_str).unwrap_or("—")),
+                    ),
+            );
         }
         // Lines that implement the workload but have not run it yet.
         for line in suite.lines().filter(|l| {
             l.product.workloads.contains(&name) && !grouped.iter().any(|g| g.name == l.line.name)
         }) {
-            lines.rows.push(vec![
-                Cell::text(&line.line.name),
-                Cell::text("0"),
-                Cell::missing(),
-                Cell::text("not run yet").with_class("na"),
-                Cell::missing(),
-            ]);
+            lines.push(
+                Row::new()
+                    .set("line", Cell::text(&line.line.name))
+                    .set("runs", Cell::text("0"))
+                    .set("last run", Cell::missing())
+                    .set("point", Cell::missing())
+                    .set("status", Cell::text("not run yet").with_class("na"))
+                    .set("regime", Cell::missing()),
+            );
         }
         workloads.push(WorkloadEntry {
             description: suite
@@ -189,6 +194,7 @@ pub fn index_page(suite: &Suite, results: &BTreeMap<String, Vec<RunRecord>>) -> 
         workloads,
         products: products_table(suite),
         last_updated,
+        commits: commits(results.values().flatten()),
     }
 }
 
@@ -208,19 +214,6 @@ fn status_cell(record: &RunRecord) -> Cell {
     }
 }
 
-/// Whether a product runs here; a product that is not installed says how.
-fn availability_cell(product: &crate::config::Product) -> Cell {
-    match products::capability(product) {
-        Availability::Runnable
-        | Availability::Installed
-        | Availability::Installable
-        | Availability::Buildable => Cell::text("runnable here").with_class("ok"),
-        Availability::NotInstalled { hint } => {
-            Cell::text(format!("not installed here: {hint}")).with_class("na")
-        }
-    }
-}
-
 fn products_table(suite: &Suite) -> Table {
     let mut table = Table::new(
         "products",
@@ -228,42 +221,86 @@ fn products_table(suite: &Suite) -> Table {
     );
     for product in suite.products.values() {
         let lines: Vec<&str> = product.lines.iter().map(|l| l.name.as_str()).collect();
-        table.rows.push(vec![
-            Cell::text(&product.name).with_title(&product.description),
-            Cell::text(product.resolved_version()),
-            Cell::text(lines.join(", ")),
-            Cell::text(product.workloads.join(", ")),
-            availability_cell(product),
-        ]);
+        table.push(
+            Row::new()
+                .set(
+                    "product",
+                    Cell::text(&product.name).with_title(&product.description),
+                )
+                .set("version", Cell::text(product.resolved_version()))
+                .set("lines", Cell::text(lines.join(", ")))
+                .set("workloads", Cell::text(product.workloads.join(", ")))
+                .set("status", availability_cell(product)),
+        );
     }
     table
 }
 
 /// Builds one workload's page.
 pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> WorkloadPage {
-    let lines = group_lines(suite, records);
+    let order = line_order(suite, records);
+    let all: Vec<&RunRecord> = records.iter().collect();
+    let page_lines = group_lines(&order, &all);
+    let points = group_points(suite, name, &order, records);
     let workload = suite.workloads.get(name);
-    let (latency, latency_chart) = latency_section(records, &lines);
+    let partitions = workload.map_or(1, |w| w.input.partitions);
+    let iso_settings = PointSettings::from_defaults(suite, suite.bench.iso_rate, partitions);
+    let iso = points.iter().find(|p| p.is_iso());
+    let (eos_cost, iso_costs) = eos_cost(suite, &order, records, &points, &page_lines);
+    let several_hosts = points
+        .iter()
+        .any(|p| !p.point.host.same_host(&points[0].point.host));
+    let sections = points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let label = &p.name;
+            let mut detail = format!(
+                "{} · bench version {}",
+                p.point.settings.detail(),
+                p.point.bench_version
+            );
+            if several_hosts {
+                detail.push_str(&format!(" · host {}", host_label(&p.point.host)));
+            }
+            PointSection {
+                id: format!("point-{}", i + 1),
+                heading: p.heading(),
+                detail,
+                throughput: throughput_table(
+                    &format!("Throughput / efficiency · {label}"),
+                    &p.records,
+                    &p.lines,
+                ),
+                charts: series_charts(&p.lines),
+                resources: resources_table(
+                    &format!("Resources (raw) · {label}"),
+                    &p.records,
+                    &p.lines,
+                ),
+            }
+        })
+        .collect();
     WorkloadPage {
         name: name.to_string(),
         description: workload
             .map(|w| w.description.clone())
             .unwrap_or_else(|| "not described in workloads/".to_string()),
         flow_svg: workload
-            .map(|w| flow_svg(suite, w, &lines))
+            .map(|w| flow_svg(suite, w, &page_lines))
             .unwrap_or_default(),
         header: header(records),
-        latency,
-        latency_chart,
-        throughput: throughput_table(records, &lines),
-        series_charts: series_charts(&lines),
-        eos_cost: eos_cost_table(suite, records, &lines),
-        resources: resources_table(records, &lines),
-        sanity: sanity::sanity_table(&lines),
-        sanity_verdict: sanity::sanity_verdict(&lines),
-        characteristics: characteristics_table(suite, name, &lines),
-        notes: product_notes(suite, name, &lines),
+        summary: summary(iso, iso_settings.label(), iso_costs),
+        latency: latency_section(iso, iso_settings.label(), iso_settings.detail()),
+        points: sections,
+        eos_cost,
+        sanity: sanity::sanity_table(&points),
+        sanity_verdict: sanity::sanity_verdict(&points),
+        characteristics: characteristics_table(suite, name, &page_lines),
+        notes: product_notes(suite, name, &page_lines),
+        releases: releases_text(),
         failed: failed_table(records),
+        commits: commits(records.iter()),
     }
 }
 
@@ -368,557 +405,6 @@ fn host_label(h: &HostInfo) -> String {
         .map(|id| format!(", machine {}", id.get(..8).unwrap_or(id)))
         .unwrap_or_default();
     format!("{} ({}{machine})", parts.join(" · "), h.hostname)
-}
-
-const PERCENTILES: [(&str, &str); 5] = [
-    ("p50", "latency_p50_ms"),
-    ("p90", "latency_p90_ms"),
-    ("p99", "latency_p99_ms"),
-    ("p99.9", "latency_p999_ms"),
-    ("max", "latency_max_ms"),
-];
-
-/// The latency table and chart: keep-up runs of each line's newest batch.
-fn latency_section(records: &[RunRecord], lines: &[LineRuns<'_>]) -> (Table, String) {
-    let mut columns = vec![Column::plain("line"), Column::plain("regime")];
-    columns.extend(
-        PERCENTILES
-            .iter()
-            .map(|(label, name)| metric_column(records, label, name)),
-    );
-    columns.push(metric_column(records, "records", "latency_count"));
-    columns.push(metric_column(
-        records,
-        "setup floor p50 / p99",
-        "floor_p50_ms",
-    ));
-    columns.push(metric_column(records, "added p50 / p99", "added_p50_ms"));
-    let mut table = Table::new("Latency", columns);
-    let mut values: Vec<Vec<Option<f64>>> = vec![Vec::new(); PERCENTILES.len()];
-    let mut curves = Vec::new();
-    for line in lines {
-        let runs: Vec<&RunRecord> = line
-            .batch
-            .iter()
-            .filter(|r| {
-                r.regime == Some(Regime::KeepUp) && r.metrics.contains_key("latency_p50_ms")
-            })
-            .copied()
-            .collect();
-        if runs.is_empty() {
-            if let Some(newest) = line.batch.last() {
-                let reason = newest
-                    .not_applicable
-                    .get("latency")
-                    .cloned()
-                    .unwrap_or_else(|| "no latency recorded".to_string());
-                table
-                    .notes
-                    .push(format!("{}: not quoted ({reason}).", line.label()));
-            }
-            continue;
-        }
-        let mut row = vec![Cell::text(line.label()), Cell::text("keep-up")];
-        for (i, (_, name)) in PERCENTILES.iter().enumerate() {
-            values[i].push(figure(&runs, name).map(|f| f.median));
-            row.push(metric_cell(&runs, name));
-        }
-        row.push(metric_cell(&runs, "latency_count"));
-        row.push(Cell::pair(
-            metric_cell(&runs, "floor_p50_ms"),
-            metric_cell(&runs, "floor_p99_ms"),
-        ));
-        row.push(Cell::pair(
-            metric_cell(&runs, "added_p50_ms"),
-            metric_cell(&runs, "added_p99_ms"),
-        ));
-        table.rows.push(row);
-        if let Some(points) = percentile_curve(&runs) {
-            curves.push(Curve {
-                name: line.name.clone(),
-                colour: line.colour,
-                points,
-            });
-        }
-    }
-    for (i, (_, name)) in PERCENTILES.iter().enumerate() {
-        let better = records
-            .iter()
-            .find_map(|r| r.metrics.get(*name))
-            .map_or(Better::Lower, |m| m.better);
-        colour_column(&mut table, 2 + i, &values[i], better);
-    }
-    let chart = if curves.is_empty() {
-        String::new()
-    } else {
-        let unit = records
-            .iter()
-            .find_map(|r| r.metrics.get("latency_p50_ms"))
-            .map_or("ms".to_string(), |m| m.unit.clone());
-        svg::line_chart(
-            &curves,
-            &XAxis::Nines { max: 4.0 },
-            &format!("latency ({unit})"),
-            svg::WIDE,
-        )
-    };
-    (table, chart)
-}
-
-/// Latency (ms) by percentile, from the runs' histograms merged (exact for
-/// repeats); None when no run kept a readable histogram.
-fn percentile_curve(runs: &[&RunRecord]) -> Option<Vec<(f64, f64)>> {
-    let mut merged: Option<Histogram<u64>> = None;
-    for run in runs {
-        let Some(h) = run.latency_histogram.as_deref().and_then(decode_histogram) else {
-            continue;
-        };
-        match merged.as_mut() {
-            Some(m) => m.add(&h).ok()?,
-            None => merged = Some(h),
-        }
-    }
-    let merged = merged.filter(|h| !h.is_empty())?;
-    let steps = 80;
-    Some(
-        (0..=steps)
-            .map(|i| {
-                let x = 4.0 * f64::from(i) / f64::from(steps);
-                let q = 1.0 - 10f64.powf(-x);
-                (x, merged.value_at_quantile(q) as f64 / 1000.0)
-            })
-            .collect(),
-    )
-}
-
-/// A stored histogram (base64 of HdrHistogram V2 + deflate), microseconds.
-pub fn decode_histogram(encoded: &str) -> Option<Histogram<u64>> {
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(encoded)
-        .ok()?;
-    Deserializer::new().deserialize(&mut &bytes[..]).ok()
-}
-
-/// The regime of the batch with its lag drift: `keep-up (+0.0%)`.
-fn regime_cell(line: &LineRuns<'_>) -> Cell {
-    let drift = figure(&line.batch, "lag_drift");
-    let regime = match line.regime() {
-        Some(r) => r.as_str().to_string(),
-        None => {
-            let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
-            for r in &line.batch {
-                *counts
-                    .entry(r.regime.map_or("unmeasured", Regime::as_str))
-                    .or_default() += 1;
-            }
-            let parts: Vec<String> = counts.iter().map(|(k, n)| format!("{n}× {k}")).collect();
-            format!("mixed: {}", parts.join(", "))
-        }
-    };
-    let mut cell = match drift {
-        Some(f) => {
-            let mut c = Cell::figure(f, signed_percent);
-            c.text = format!("{regime} ({})", c.text);
-            c
-        }
-        None => Cell::text(regime),
-    };
-    cell.class = match line.regime() {
-        Some(Regime::KeepUp) => "ok",
-        Some(_) => "warn",
-        None => "",
-    }
-    .to_string();
-    cell
-}
-
-/// When the newest batch ran: its date, and the number of runs.
-fn run_cell(line: &LineRuns<'_>) -> Cell {
-    let Some(last) = line.batch.last() else {
-        return Cell::missing();
-    };
-    let date = date_time(&last.started_at);
-    if line.batch.len() > 1 {
-        Cell::text(format!("{date} · {} runs", line.batch.len())).with_title(format!(
-            "batch {}: {}",
-            last.batch_id,
-            line.batch
-                .iter()
-                .map(|r| r.run_id.as_str())
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))
-    } else {
-        Cell::text(date).with_title(last.run_id.clone())
-    }
-}
-
-/// The flags of `runs`, every one kept, known or not.
-fn flags(runs: &[&RunRecord]) -> Vec<String> {
-    let flags: BTreeSet<&str> = runs
-        .iter()
-        .flat_map(|r| r.flags.iter().map(String::as_str))
-        .collect();
-    flags.into_iter().map(str::to_string).collect()
-}
-
-const THROUGHPUT: [(&str, &str); 8] = [
-    ("cpu_avg", "cpu_avg_pct"),
-    ("rows/s per core", "rows_per_s_per_core"),
-    ("rows/s per GB", "rows_per_s_per_gb"),
-    ("CPU / record", "us_cpu_per_record"),
-    ("output/s", "output_per_s"),
-    ("extra rec/rec", "extra_records_per_record"),
-    ("offered/s", "offered_per_s"),
-    ("consumed/s", "consumed_per_s"),
-];
-
-fn throughput_table(records: &[RunRecord], lines: &[LineRuns<'_>]) -> Table {
-    let mut columns = vec![Column::plain("line")];
-    columns.extend(
-        THROUGHPUT[6..]
-            .iter()
-            .map(|(label, name)| metric_column(records, label, name)),
-    );
-    // The drift is shown as a percentage: the record's unit would mislead.
-    columns.push(Column::plain("regime (lag drift)"));
-    columns.extend(
-        THROUGHPUT[..6]
-            .iter()
-            .map(|(label, name)| metric_column(records, label, name)),
-    );
-    columns.push(Column::utc("run"));
-    let mut table = Table::new("Throughput / efficiency", columns);
-    for line in lines.iter().filter(|l| !l.batch.is_empty()) {
-        let flags = flags(&line.batch);
-        let mut row = vec![if flags.is_empty() {
-            Cell::text(line.label())
-        } else {
-            table
-                .notes
-                .push(format!("{} flagged: {}.", line.name, flags.join(", ")));
-            Cell::text(format!("{} ⚑", line.label())).with_title(flags.join(", "))
-        }];
-        row.extend(
-            THROUGHPUT[6..]
-                .iter()
-                .map(|(_, name)| metric_cell(&line.batch, name)),
-        );
-        row.push(regime_cell(line));
-        row.extend(
-            THROUGHPUT[..6]
-                .iter()
-                .map(|(_, name)| metric_cell(&line.batch, name)),
-        );
-        row.push(run_cell(line));
-        table.rows.push(row);
-    }
-    table
-}
-
-/// consumed/s, backlog and product CPU per second, newest run of each line.
-fn series_charts(lines: &[LineRuns<'_>]) -> Vec<Chart> {
-    type Pick = fn(&crate::results::Series) -> Vec<f64>;
-    let kinds: [(&str, &str, Pick); 3] = [
-        ("consumed/s", "records/s", |s| s.consumed_per_s.clone()),
-        ("backlog", "records", |s| {
-            s.backlog.iter().map(|b| *b as f64).collect()
-        }),
-        ("product CPU", "% of one core", |s| {
-            s.product_cpu_pct.clone()
-        }),
-    ];
-    let mut charts = Vec::new();
-    for (title, unit, pick) in kinds {
-        let curves: Vec<Curve> = lines
-            .iter()
-            .filter_map(|line| {
-                let series = line.batch.last()?.series.as_ref()?;
-                let points: Vec<(f64, f64)> =
-                    series.t_s.iter().copied().zip(pick(series)).collect();
-                (!points.is_empty()).then(|| Curve {
-                    name: line.name.clone(),
-                    colour: line.colour,
-                    points,
-                })
-            })
-            .collect();
-        if curves.is_empty() {
-            continue;
-        }
-        charts.push(Chart {
-            title: title.to_string(),
-            svg: svg::line_chart(
-                &curves,
-                &XAxis::Linear {
-                    label: "seconds from the window's start".to_string(),
-                    marker: Some(0.0),
-                },
-                &format!("{title} ({unit})"),
-                svg::SMALL,
-            ),
-        });
-    }
-    charts
-}
-
-/// `a → b` of one figure, each a median of its batch.
-fn transition(alos: &[&RunRecord], eos: &[&RunRecord], name: &str) -> Cell {
-    let (a, b) = (metric_cell(alos, name), metric_cell(eos, name));
-    let text = format!("{} → {}", a.text, b.text);
-    Cell {
-        text,
-        ..Cell::pair(a, b)
-    }
-}
-
-fn eos_cost_table(suite: &Suite, records: &[RunRecord], lines: &[LineRuns<'_>]) -> Table {
-    let mut table = Table::new(
-        "Cost of exactly-once",
-        vec![
-            Column::plain("line"),
-            Column::plain("vs"),
-            Column::plain("regime"),
-            metric_column(records, "rows/s per core", "rows_per_s_per_core"),
-            metric_column(records, "CPU / record", "us_cpu_per_record"),
-            metric_column(records, "consumed/s", "consumed_per_s"),
-            metric_column(records, "latency p50", "latency_p50_ms"),
-            Column::plain("measured"),
-        ],
-    );
-    let find = |name: &str| lines.iter().find(|l| l.name == name && !l.batch.is_empty());
-    let mut pairs: Vec<(String, String)> = Vec::new();
-    for line in lines {
-        let pair = match line.name.strip_suffix("-eos") {
-            Some(base) => (line.name.clone(), base.to_string()),
-            None => (format!("{}-eos", line.name), line.name.clone()),
-        };
-        if !pairs.contains(&pair) {
-            pairs.push(pair);
-        }
-    }
-    for (eos_name, alos_name) in pairs {
-        let (Some(eos), Some(alos)) = (find(&eos_name), find(&alos_name)) else {
-            // A line no product defines and no record names will never pair.
-            let defined = |name: &str| {
-                suite.lines().any(|l| l.line.name == name) || lines.iter().any(|l| l.name == name)
-            };
-            let why = if defined(&eos_name) && defined(&alos_name) {
-                "no pair yet"
-            } else {
-                "no such line"
-            };
-            let mut row = vec![
-                Cell::text(&eos_name),
-                Cell::text(&alos_name),
-                Cell::text(why).with_class("na"),
-            ];
-            row.extend((0..5).map(|_| Cell::text("")));
-            table.rows.push(row);
-            continue;
-        };
-        let (a, e) = (&alos.batch[..], &eos.batch[..]);
-        let regime = |l: &LineRuns<'_>| l.regime().map_or("mixed", Regime::as_str);
-        let both = |r: Regime| alos.regime() == Some(r) && eos.regime() == Some(r);
-        let change =
-            |name: &str| -> Cell {
-                match (figure(a, name), figure(e, name)) {
-                    (Some(x), Some(y)) if x.median > 0.0 => Cell::text(signed_percent(
-                        y.median / x.median - 1.0,
-                    ))
-                    .with_title(format!("{} → {}", number(x.median), number(y.median))),
-                    _ => Cell::missing(),
-                }
-            };
-        let consumed = if both(Regime::Saturated) {
-            change("consumed_per_s")
-        } else {
-            Cell::text("—").with_class("na").with_title(
-                "a change in capacity only when both were saturated; otherwise it is the offered rate",
-            )
-        };
-        let latency = if both(Regime::KeepUp) {
-            transition(a, e, "latency_p50_ms")
-        } else {
-            Cell::text("—")
-                .with_class("na")
-                .with_title("latency only when both kept up")
-        };
-        let mut measured = vec![if a[0].batch_id == e[0].batch_id {
-            "interleaved"
-        } else {
-            "separately"
-        }];
-        let (ra, re) = (a[a.len() - 1], e[e.len() - 1]);
-        if ra.config != re.config {
-            measured.push("≠ config");
-        }
-        if !ra.host.same_host(&re.host) {
-            measured.push("≠ host");
-        }
-        if ra.bench_version != re.bench_version {
-            measured.push("≠ bench");
-        }
-        table.rows.push(vec![
-            Cell::text(&eos.name),
-            Cell::text(&alos.name),
-            Cell::text(format!("{} → {}", regime(alos), regime(eos))),
-            change("rows_per_s_per_core"),
-            transition(a, e, "us_cpu_per_record"),
-            consumed,
-            latency,
-            Cell::text(measured.join(" · ")),
-        ]);
-    }
-    table
-}
-
-fn resources_table(records: &[RunRecord], lines: &[LineRuns<'_>]) -> Table {
-    let figures = [
-        ("cpu_avg", "cpu_avg_pct"),
-        ("cpu_p95", "cpu_p95_pct"),
-        ("mem_avg", "mem_avg_mb"),
-        ("mem_max", "mem_max_mb"),
-        ("samples", "samples"),
-    ];
-    let mut columns = vec![Column::plain("line")];
-    columns.extend(
-        figures
-            .iter()
-            .map(|(label, name)| metric_column(records, label, name)),
-    );
-    columns.push(Column::plain("instrument"));
-    let mut table = Table::new("Resources (raw)", columns);
-    for line in lines.iter().filter(|l| !l.batch.is_empty()) {
-        let mut row = vec![Cell::text(line.label())];
-        row.extend(
-            figures
-                .iter()
-                .map(|(_, name)| metric_cell(&line.batch, name)),
-        );
-        let instruments: BTreeSet<String> = line
-            .batch
-            .iter()
-            .filter_map(|r| r.resources.as_ref()?.product.as_ref())
-            .map(|p| {
-                serde_json::to_value(p.instrument)
-                    .ok()
-                    .and_then(|v| v.as_str().map(str::to_string))
-                    .unwrap_or_default()
-            })
-            .collect();
-        row.push(if instruments.is_empty() {
-            Cell::missing()
-        } else {
-            Cell::text(format!(
-                "/proc Δ, {}",
-                instruments.into_iter().collect::<Vec<_>>().join(" + ")
-            ))
-        });
-        table.rows.push(row);
-    }
-    table
-}
-
-fn characteristics_table(suite: &Suite, workload: &str, lines: &[LineRuns<'_>]) -> Table {
-    let mut table = Table::new(
-        "Bench characteristics",
-        Column::plain_all(&[
-            "line",
-            "delivery",
-            "processing",
-            "engine",
-            "scaling on one partition",
-            "decode",
-            "status",
-        ]),
-    );
-    let mut described = BTreeSet::new();
-    for line in suite.lines() {
-        let shown = line.product.workloads.iter().any(|w| w == workload)
-            || lines.iter().any(|l| l.name == line.line.name);
-        if !shown {
-            continue;
-        }
-        described.insert(line.line.name.clone());
-        let c = &line.product.characteristics;
-        table.rows.push(vec![
-            Cell::text(&line.line.name),
-            Cell::text(&line.line.delivery_detail),
-            Cell::text(&c.processing),
-            Cell::text(&c.engine),
-            Cell::text(&c.scaling),
-            Cell::text(&c.decode),
-            availability_cell(line.product),
-        ]);
-    }
-    for line in lines.iter().filter(|l| !described.contains(&l.name)) {
-        let mut row = vec![Cell::text(&line.name)];
-        row.push(Cell::text("not described in products/").with_class("na"));
-        row.extend((0..5).map(|_| Cell::text("")));
-        table.rows.push(row);
-    }
-    table
-}
-
-fn product_notes(suite: &Suite, workload: &str, lines: &[LineRuns<'_>]) -> Vec<ProductNote> {
-    suite
-        .products
-        .values()
-        .filter(|p| {
-            p.workloads.iter().any(|w| w == workload)
-                || lines
-                    .iter()
-                    .any(|l| p.lines.iter().any(|pl| pl.name == l.name))
-        })
-        .filter(|p| !p.notes.trim().is_empty())
-        .map(|p| ProductNote {
-            product: p.name.clone(),
-            text: p.notes.trim().to_string(),
-        })
-        .collect()
-}
-
-fn failed_table(records: &[RunRecord]) -> Table {
-    let mut table = Table::new(
-        "Failed runs",
-        vec![
-            Column::plain("line"),
-            Column::plain("run"),
-            Column::utc("started"),
-            Column::plain("why"),
-        ],
-    );
-    let mut failed: Vec<&RunRecord> = records
-        .iter()
-        .filter(|r| r.status == Status::Failed)
-        .collect();
-    failed.sort_by(|a, b| b.started_at.cmp(&a.started_at));
-    for r in failed.into_iter().take(20) {
-        let why = r.failure.as_deref().unwrap_or("no reason recorded");
-        table.rows.push(vec![
-            Cell::text(&r.line),
-            Cell::text(&r.run_id),
-            Cell::text(date_time(&r.started_at)),
-            Cell::text(one_line(why, 160)).with_title(why),
-        ]);
-    }
-    table
-}
-
-/// `text` on one line, cut to `max` characters.
-fn one_line(text: &str, max: usize) -> String {
-    let joined = text
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" · ");
-    if joined.chars().count() > max {
-        format!("{}…", joined.chars().take(max).collect::<String>())
-    } else {
-        joined
-    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@ use std::fmt::Write;
 use anyhow::{Context, Result};
 use hdrhistogram::Histogram;
 
-use super::context::decode_histogram;
+use super::latency::decode_histogram;
 use super::table::Table;
 use super::WorkloadPage;
 use crate::results::RunRecord;
@@ -78,17 +78,20 @@ fn percentile_distribution(h: &Histogram<u64>, scale: f64) -> String {
     out
 }
 
-/// The page's tables in page order.
-fn tables(page: &WorkloadPage) -> [&Table; 7] {
-    [
-        &page.latency,
-        &page.throughput,
+/// The page's tables in page order, each bench point's after the latency.
+fn tables(page: &WorkloadPage) -> Vec<&Table> {
+    let mut tables = vec![&page.latency.exactly_once, &page.latency.at_least_once];
+    for point in &page.points {
+        tables.push(&point.throughput);
+        tables.push(&point.resources);
+    }
+    tables.extend([
         &page.eos_cost,
-        &page.resources,
         &page.sanity,
         &page.characteristics,
         &page.failed,
-    ]
+    ]);
+    tables
 }
 
 fn header(table: &Table) -> Vec<String> {

@@ -1,12 +1,12 @@
-//! The lines of a workload page: each product line's runs, its newest
-//! batch, which runs compare, and the page's one-line verdicts.
+//! The lines of a workload page: each product line's runs (at one bench
+//! point, or on the whole page), its newest batch, and which runs compare.
 
 use std::collections::BTreeSet;
 
 use serde::Serialize;
 
-use super::svg::PALETTE;
-use crate::config::Suite;
+use super::svg::SeriesStyle;
+use crate::config::{Delivery, Suite};
 use crate::results::{flag, Regime, RunRecord, Status};
 
 /// The one-line conclusion of the sanity and verification table.
@@ -17,14 +17,18 @@ pub struct Verdict {
     pub class: String,
 }
 
-/// The runs of one product line on one workload.
+/// The runs of one product line.
 pub(super) struct LineRuns<'a> {
     pub(super) name: String,
+    /// The product the line belongs to, from its records.
+    pub(super) product: String,
+    pub(super) delivery: Delivery,
     /// Every record of the line, oldest first.
     pub(super) all: Vec<&'a RunRecord>,
     /// The newest batch's comparable runs (ok, no injected crash).
     pub(super) batch: Vec<&'a RunRecord>,
-    pub(super) colour: &'static str,
+    /// The line's colour and dash, the same in every chart of the page.
+    pub(super) style: SeriesStyle,
 }
 
 impl LineRuns<'_> {
@@ -71,14 +75,20 @@ pub(super) fn line_order(suite: &Suite, records: &[RunRecord]) -> Vec<String> {
     names
 }
 
-/// The lines that have records, each with its newest batch.
-pub(super) fn group_lines<'a>(suite: &Suite, records: &'a [RunRecord]) -> Vec<LineRuns<'a>> {
+/// The lines of `order` that have records, each with its newest batch; a
+/// line's style is its place in `order`, so it is the same at every point.
+pub(super) fn group_lines<'a>(order: &[String], records: &[&'a RunRecord]) -> Vec<LineRuns<'a>> {
     let mut lines = Vec::new();
-    for name in line_order(suite, records) {
-        let mut all: Vec<&RunRecord> = records.iter().filter(|r| r.line == name).collect();
-        if all.is_empty() {
+    for (index, name) in order.iter().enumerate() {
+        let mut all: Vec<&RunRecord> = records
+            .iter()
+            .copied()
+            .filter(|r| r.line == *name)
+            .collect();
+        let Some(first) = all.first() else {
             continue;
-        }
+        };
+        let (product, delivery) = (first.product.clone(), first.delivery);
         all.sort_by(|a, b| a.started_at.cmp(&b.started_at));
         let newest_batch = all
             .iter()
@@ -90,12 +100,13 @@ pub(super) fn group_lines<'a>(suite: &Suite, records: &'a [RunRecord]) -> Vec<Li
             .filter(|r| comparable(r) && Some(&r.batch_id) == newest_batch.as_ref())
             .copied()
             .collect();
-        let colour = PALETTE[lines.len() % PALETTE.len()];
         lines.push(LineRuns {
-            name,
+            name: name.clone(),
+            product,
+            delivery,
             all,
             batch,
-            colour,
+            style: SeriesStyle::nth(index),
         });
     }
     lines

@@ -1,21 +1,38 @@
 //! The report pages: every results file is read, each workload's records
-//! become a typed context of formatted values (context.rs, over the table
-//! model of table.rs, with inline SVG charts from svg.rs and the sanity
-//! section from sanity.rs), and minijinja renders the templates of
-//! templates/ with HTML autoescaping. The pages load nothing at view time,
+//! are grouped by bench point (points.rs) and line (lines.rs) and become a
+//! typed context of formatted values (context.rs puts the page together from
+//! one module per section, over the table model of table.rs, with inline SVG
+//! charts from svg.rs), and minijinja renders the templates of templates/
+//! with HTML autoescaping. The pages load nothing at view time,
 //! so they work offline and from file://.
 //! export.rs writes the same tables as CSV or Markdown, and a run's latency
 //! histogram in HdrHistogram's percentile-distribution format.
 
+mod characteristics;
+mod charts;
 mod context;
+mod eos_cost;
 pub mod export;
+mod failed;
+mod figures;
+mod latency;
 mod lines;
+mod points;
+mod releases;
+mod resources;
 mod sanity;
+mod summary;
 mod svg;
 mod table;
+mod throughput;
 
-pub use context::{IndexPage, WorkloadPage};
-pub use table::{Cell, Column, Table};
+pub use characteristics::ProductNote;
+pub use charts::Chart;
+pub use context::{Header, IndexPage, PointSection, WorkloadEntry, WorkloadPage};
+pub use latency::LatencySection;
+pub use lines::Verdict;
+pub use summary::{Summary, SummaryItem};
+pub use table::{Cell, Column, Row, Table};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

@@ -2,14 +2,18 @@
 //! run and its newest run with a crash injected, what the records say of
 //! selectivity, enrichment and the exact check of the output, and a one-line
 //! verdict naming every line that is off. Absent results read "not verified".
+//! One table for the page, each line's runs at each bench point listed with
+//! their point: a run's sanity and verification judge that run alone and
+//! compare it with no other, so one table reads better than one per point.
 
 use super::lines::{comparable, is_chaos, LineRuns, Verdict};
-use super::table::{date_time, grouped, number, signed_percent, Cell, Column, Table};
+use super::points::PointRuns;
+use super::table::{date_time, grouped, number, signed_percent, Cell, Column, Row, Table};
 use crate::config::Delivery;
 use crate::results::{flag, RunRecord, SanityVerdict, VerificationVerdict};
 
-/// The runs the sanity table shows per line: the newest comparable run, and
-/// the newest run with a crash injected.
+/// The runs the sanity table shows per line at a point: the newest
+/// comparable run, and the newest run with a crash injected.
 fn sanity_runs<'a>(line: &LineRuns<'a>) -> Vec<&'a RunRecord> {
     let newest_ok = line.all.iter().rev().find(|r| comparable(r)).copied();
     let newest_chaos = line.all.iter().rev().find(|r| is_chaos(r)).copied();
@@ -30,9 +34,27 @@ fn count_cell(value: u64, bad_when_above_zero: bool) -> Cell {
     }
 }
 
-pub(super) fn sanity_table(lines: &[LineRuns<'_>]) -> Table {
+/// Every line at every point, each named with its point when the page has
+/// more than one.
+fn named_lines<'p, 'a>(points: &'p [PointRuns<'a>]) -> Vec<(String, &'p LineRuns<'a>)> {
+    points
+        .iter()
+        .flat_map(|p| {
+            p.lines.iter().map(move |l| {
+                if points.len() > 1 {
+                    (format!("{} at {}", l.name, p.name), l)
+                } else {
+                    (l.name.clone(), l)
+                }
+            })
+        })
+        .collect()
+}
+
+pub(super) fn sanity_table(points: &[PointRuns<'_>]) -> Table {
     let columns = [
         "line",
+        "point",
         "run",
         "selectivity",
         "expected",
@@ -57,92 +79,112 @@ pub(super) fn sanity_table(lines: &[LineRuns<'_>]) -> Table {
             })
             .collect(),
     );
-    for line in lines {
-        for run in sanity_runs(line) {
-            let name = if is_chaos(run) {
-                format!("{} (crash)", line.name)
-            } else {
-                line.name.clone()
-            };
-            let mut row = vec![
-                Cell::text(name),
-                Cell::text(date_time(&run.started_at)).with_title(run.run_id.clone()),
-            ];
-            match &run.sanity {
-                Some(s) => {
-                    let ok = s.selectivity_ok && s.verdict == SanityVerdict::Ok;
-                    row.push(Cell::text(maybe_number(s.selectivity)));
-                    row.push(Cell::text(maybe_number(s.expected_selectivity)));
-                    row.push(
-                        Cell::text(if ok { "✓" } else { "⚠" })
-                            .with_class(if ok { "ok" } else { "warn" })
-                            .with_title(format!(
-                                "{} off the expected value, tolerance {}; {}",
-                                s.selectivity_deviation
-                                    .map_or_else(|| "unknown".to_string(), signed_percent),
-                                signed_percent(s.tolerance),
-                                s.message
-                            )),
+    for point in points {
+        for line in &point.lines {
+            for run in sanity_runs(line) {
+                let name = if is_chaos(run) {
+                    format!("{} (crash)", line.name)
+                } else {
+                    line.name.clone()
+                };
+                let mut row = Row::new()
+                    .set("line", Cell::text(name))
+                    .set(
+                        "point",
+                        Cell::text(&point.name).with_title(point.point.settings.detail()),
+                    )
+                    .set(
+                        "run",
+                        Cell::text(date_time(&run.started_at)).with_title(run.run_id.clone()),
                     );
-                    row.push(Cell::text(maybe_number(s.breach_rate)));
-                    row.push(if s.enrichment_mismatched == 0 {
-                        Cell::text("✓").with_class("ok")
-                    } else {
-                        Cell::text(format!(
-                            "⚠ {} differ",
-                            grouped(s.enrichment_mismatched as i64)
-                        ))
-                        .with_class("warn")
-                    });
-                    row.push(Cell::text(grouped(s.enrichment_checked as i64)));
-                }
-                None => {
-                    row.push(Cell::text("not verified").with_class("na"));
-                    row.extend((0..5).map(|_| Cell::missing()));
-                }
+                row = match &run.sanity {
+                    Some(s) => {
+                        let ok = s.selectivity_ok && s.verdict == SanityVerdict::Ok;
+                        row.set("selectivity", Cell::text(maybe_number(s.selectivity)))
+                            .set("expected", Cell::text(maybe_number(s.expected_selectivity)))
+                            .set(
+                                "✓",
+                                Cell::text(if ok { "✓" } else { "⚠" })
+                                    .with_class(if ok { "ok" } else { "warn" })
+                                    .with_title(format!(
+                                        "{} off the expected value, tolerance {}; {}",
+                                        s.selectivity_deviation
+                                            .map_or_else(|| "unknown".to_string(), signed_percent),
+                                        signed_percent(s.tolerance),
+                                        s.message
+                                    )),
+                            )
+                            .set("breach rate", Cell::text(maybe_number(s.breach_rate)))
+                            .set(
+                                "enrichment",
+                                if s.enrichment_mismatched == 0 {
+                                    Cell::text("✓").with_class("ok")
+                                } else {
+                                    Cell::text(format!(
+                                        "⚠ {} differ",
+                                        grouped(s.enrichment_mismatched as i64)
+                                    ))
+                                    .with_class("warn")
+                                },
+                            )
+                            .set("sample", Cell::text(grouped(s.enrichment_checked as i64)))
+                    }
+                    None => row
+                        .set("selectivity", Cell::text("not verified").with_class("na"))
+                        .set("expected", Cell::missing())
+                        .set("✓", Cell::missing())
+                        .set("breach rate", Cell::missing())
+                        .set("enrichment", Cell::missing())
+                        .set("sample", Cell::missing()),
+                };
+                row = match &run.verification {
+                    Some(v) => {
+                        let eos = run.delivery == Delivery::ExactlyOnce;
+                        let (text, class) = match v.verdict {
+                            VerificationVerdict::Passed => ("passed", "ok"),
+                            VerificationVerdict::Failed => ("failed", "warn"),
+                            VerificationVerdict::Incomplete => ("not verified: incomplete", "na"),
+                        };
+                        row.set("missing", count_cell(v.missing, true))
+                        .set("duplicated", count_cell(v.duplicated, eos))
+                        .set("unexpected", count_cell(v.unexpected, true))
+                        .set("corrupted", count_cell(v.corrupted, true))
+                        .set(
+                            "verified",
+                            Cell::text(text).with_class(class).with_title(format!(
+                                "{}; expected {} of {} input records, read {}, {} beyond the commit",
+                                v.message,
+                                grouped(v.expected as i64),
+                                grouped(v.input_records as i64),
+                                grouped(v.output_records as i64),
+                                grouped(v.beyond_commit as i64)
+                            )),
+                        )
+                    }
+                    None => row
+                        .set("missing", Cell::missing())
+                        .set("duplicated", Cell::missing())
+                        .set("unexpected", Cell::missing())
+                        .set("corrupted", Cell::missing())
+                        .set("verified", Cell::text("not verified").with_class("na")),
+                };
+                let recovery = match &run.chaos {
+                    Some(c) => match c.recovery_ms {
+                        Some(ms) => Cell::text(format!("{} ms", grouped(ms.round() as i64))),
+                        None if c.restart => Cell::text("never resumed").with_class("warn"),
+                        None => Cell::text("not restarted"),
+                    }
+                    .with_title(format!(
+                        "killed {} process(es) at {} s{}",
+                        c.killed_processes,
+                        c.kill_at_s,
+                        if c.restart { ", restarted" } else { "" }
+                    )),
+                    None if is_chaos(run) => Cell::missing(),
+                    None => Cell::text(""),
+                };
+                table.push(row.set("recovery", recovery));
             }
-            match &run.verification {
-                Some(v) => {
-                    let eos = run.delivery == Delivery::ExactlyOnce;
-                    row.push(count_cell(v.missing, true));
-                    row.push(count_cell(v.duplicated, eos));
-                    row.push(count_cell(v.unexpected, true));
-                    row.push(count_cell(v.corrupted, true));
-                    let (text, class) = match v.verdict {
-                        VerificationVerdict::Passed => ("passed", "ok"),
-                        VerificationVerdict::Failed => ("failed", "warn"),
-                        VerificationVerdict::Incomplete => ("not verified: incomplete", "na"),
-                    };
-                    row.push(Cell::text(text).with_class(class).with_title(format!(
-                        "{}; expected {} of {} input records, read {}, {} beyond the commit",
-                        v.message,
-                        grouped(v.expected as i64),
-                        grouped(v.input_records as i64),
-                        grouped(v.output_records as i64),
-                        grouped(v.beyond_commit as i64)
-                    )));
-                }
-                None => {
-                    row.extend((0..4).map(|_| Cell::missing()));
-                    row.push(Cell::text("not verified").with_class("na"));
-                }
-            }
-            row.push(match &run.chaos {
-                Some(c) => match c.recovery_ms {
-                    Some(ms) => Cell::text(format!("{} ms", grouped(ms.round() as i64))),
-                    None if c.restart => Cell::text("never resumed").with_class("warn"),
-                    None => Cell::text("not restarted"),
-                }
-                .with_title(format!(
-                    "killed {} process(es) at {} s{}",
-                    c.killed_processes,
-                    c.kill_at_s,
-                    if c.restart { ", restarted" } else { "" }
-                )),
-                None if is_chaos(run) => Cell::missing(),
-                None => Cell::text(""),
-            });
-            table.rows.push(row);
         }
     }
     table
@@ -194,10 +236,11 @@ fn problems(run: &RunRecord) -> Vec<String> {
     out
 }
 
-pub(super) fn sanity_verdict(lines: &[LineRuns<'_>]) -> Verdict {
+pub(super) fn sanity_verdict(points: &[PointRuns<'_>]) -> Verdict {
+    let lines = named_lines(points);
     let mut off = Vec::new();
     let mut unverified = Vec::new();
-    for line in lines {
+    for (name, line) in &lines {
         let runs = sanity_runs(line);
         if runs.is_empty() {
             continue;
@@ -209,12 +252,12 @@ pub(super) fn sanity_verdict(lines: &[LineRuns<'_>]) -> Verdict {
                 .is_none_or(|v| v.verdict == VerificationVerdict::Incomplete)
                 && (r.sanity.is_none() || r.verification.is_some())
         }) {
-            unverified.push(line.name.clone());
+            unverified.push(name.clone());
         }
         for run in runs {
             let p = problems(run);
             if !p.is_empty() {
-                off.push(format!("{} ({})", line.name, p.join("; ")));
+                off.push(format!("{name} ({})", p.join("; ")));
             }
         }
     }
@@ -228,7 +271,12 @@ pub(super) fn sanity_verdict(lines: &[LineRuns<'_>]) -> Verdict {
             text: format!("⚠ off: {}.{not_verified}", off.join(", ")),
             class: "warn".to_string(),
         }
-    } else if unverified.len() == lines.iter().filter(|l| !sanity_runs(l).is_empty()).count() {
+    } else if unverified.len()
+        == lines
+            .iter()
+            .filter(|(_, l)| !sanity_runs(l).is_empty())
+            .count()
+    {
         Verdict {
             text: if unverified.is_empty() {
                 "No run recorded yet.".to_string()

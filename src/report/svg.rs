@@ -5,10 +5,34 @@
 
 use std::fmt::Write;
 
-/// Colours of the curves, one per product line in page order.
+/// Colours of the curves, in page order: none of them red or green, so a
+/// curve's colour never reads as good or bad.
 pub const PALETTE: [&str; 8] = [
-    "#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf", "#8c564b", "#e377c2",
+    "#1f77b4", "#ff7f0e", "#9467bd", "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#393b79",
 ];
+
+/// Dash patterns (SVG `stroke-dasharray`), one per round of the palette, so
+/// 24 curves read apart.
+pub const DASHES: [&str; 3] = ["", "7 4", "2 3"];
+
+/// How one series is drawn: a colour and a dash pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SeriesStyle {
+    pub colour: &'static str,
+    /// Empty for a solid line.
+    pub dash: &'static str,
+}
+
+impl SeriesStyle {
+    /// The style of the `index`-th series: every colour solid, then dashed,
+    /// then dotted.
+    pub fn nth(index: usize) -> SeriesStyle {
+        SeriesStyle {
+            colour: PALETTE[index % PALETTE.len()],
+            dash: DASHES[(index / PALETTE.len()) % DASHES.len()],
+        }
+    }
+}
 
 /// Escapes text for SVG (XML) content and attributes.
 pub fn escape(text: &str) -> String {
@@ -106,7 +130,7 @@ pub fn flow(source: &FlowBox, operators: &[FlowBox], sink: &FlowBox, edge_label:
 /// One curve of a chart.
 pub struct Curve {
     pub name: String,
-    pub colour: &'static str,
+    pub style: SeriesStyle,
     pub points: Vec<(f64, f64)>,
 }
 
@@ -118,7 +142,8 @@ pub enum XAxis {
     Nines { max: f64 },
 }
 
-const LEFT: f64 = 64.0;
+/// The least room left of the plot; more when tick labels are long.
+const LEFT_MIN: f64 = 64.0;
 const RIGHT: f64 = 170.0;
 const TOP: f64 = 16.0;
 const BOTTOM: f64 = 42.0;
@@ -156,19 +181,28 @@ pub fn line_chart(
         .fold(0.0, f64::max);
     let y_ticks = nice_ticks(0.0, if y_top > 0.0 { y_top } else { 1.0 }, 5);
     let y_max = y_ticks.last().copied().unwrap_or(1.0);
-    let plot_w = width - LEFT - RIGHT;
+    // The y axis title sits left of the widest tick label, never on it.
+    let widest_tick = y_ticks
+        .iter()
+        .map(|t| tick_label(*t).chars().count())
+        .max()
+        .unwrap_or(1) as f64
+        * CHAR_W;
+    let y_title_x = 14.0;
+    let left = (y_title_x + 10.0 + widest_tick + 10.0).max(LEFT_MIN);
+    let plot_w = width - left - RIGHT;
     let plot_h = height - TOP - BOTTOM;
-    let px = |x: f64| LEFT + (x - x_min) / (x_max - x_min) * plot_w;
+    let px = |x: f64| left + (x - x_min) / (x_max - x_min) * plot_w;
     let py = |y: f64| TOP + plot_h - y / y_max * plot_h;
     let mut body = String::new();
     for t in &y_ticks {
         let _ = write!(
             body,
-            r#"<line class="grid" x1="{LEFT}" y1="{y:.1}" x2="{x2:.1}" y2="{y:.1}"/><text x="{tx:.1}" y="{ty:.1}" text-anchor="end">{}</text>"#,
+            r#"<line class="grid" x1="{left:.1}" y1="{y:.1}" x2="{x2:.1}" y2="{y:.1}"/><text x="{tx:.1}" y="{ty:.1}" text-anchor="end">{}</text>"#,
             tick_label(*t),
             y = py(*t),
-            x2 = LEFT + plot_w,
-            tx = LEFT - 6.0,
+            x2 = left + plot_w,
+            tx = left - 6.0,
             ty = py(*t) + 4.0,
         );
     }
@@ -210,8 +244,8 @@ pub fn line_chart(
     };
     let _ = write!(
         body,
-        r#"<rect class="frame" x="{LEFT}" y="{TOP}" width="{plot_w:.1}" height="{plot_h:.1}"/><text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text><text transform="translate(14,{:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
-        LEFT + plot_w / 2.0,
+        r#"<rect class="frame" x="{left:.1}" y="{TOP}" width="{plot_w:.1}" height="{plot_h:.1}"/><text x="{:.1}" y="{:.1}" text-anchor="middle">{}</text><text transform="translate({y_title_x},{:.1}) rotate(-90)" text-anchor="middle">{}</text>"#,
+        left + plot_w / 2.0,
         height - 6.0,
         escape(&x_label),
         TOP + plot_h / 2.0,
@@ -223,13 +257,18 @@ pub fn line_chart(
             .iter()
             .map(|(x, y)| format!("{:.1},{:.1}", px(*x), py(*y)))
             .collect();
+        let dash = if curve.style.dash.is_empty() {
+            String::new()
+        } else {
+            format!(r#" stroke-dasharray="{}""#, curve.style.dash)
+        };
         let _ = write!(
             body,
-            r#"<polyline class="curve" stroke="{c}" points="{}"><title>{}</title></polyline><line x1="{lx:.1}" y1="{ly:.1}" x2="{lx2:.1}" y2="{ly:.1}" stroke="{c}" stroke-width="3"/><text x="{tx:.1}" y="{ty:.1}">{}</text>"#,
+            r#"<polyline class="curve" stroke="{c}"{dash} points="{}"><title>{}</title></polyline><line x1="{lx:.1}" y1="{ly:.1}" x2="{lx2:.1}" y2="{ly:.1}" stroke="{c}"{dash} stroke-width="3"/><text x="{tx:.1}" y="{ty:.1}">{}</text>"#,
             points.join(" "),
             escape(&curve.name),
             escape(&curve.name),
-            c = curve.colour,
+            c = curve.style.colour,
             lx = width - RIGHT + 12.0,
             lx2 = width - RIGHT + 30.0,
             ly = TOP + 10.0 + i as f64 * 18.0,
@@ -303,11 +342,45 @@ mod tests {
     }
 
     #[test]
+    fn twelve_series_are_twelve_styles_and_none_is_red_or_green() {
+        let styles: Vec<SeriesStyle> = (0..24).map(SeriesStyle::nth).collect();
+        for (i, a) in styles.iter().enumerate() {
+            assert!(styles[i + 1..].iter().all(|b| b != a), "style {i} repeats");
+        }
+        for colour in PALETTE {
+            assert!(!["#d62728", "#2ca02c"].contains(&colour));
+        }
+    }
+
+    #[test]
+    fn the_y_title_never_overlaps_long_tick_labels() {
+        let svg = line_chart(
+            &[Curve {
+                name: "a".into(),
+                style: SeriesStyle::nth(0),
+                points: vec![(0.0, 0.0), (1.0, 4_000_000.0)],
+            }],
+            &XAxis::Nines { max: 4.0 },
+            "records/s",
+            SMALL,
+        );
+        // "4,000,000" right-aligned at left - 6: its start is past the title.
+        let left = svg
+            .split(r#"<rect class="frame" x=""#)
+            .nth(1)
+            .and_then(|s| s.split('"').next())
+            .and_then(|x| x.parse::<f64>().ok())
+            .unwrap();
+        let label_start = left - 6.0 - 9.0 * CHAR_W;
+        assert!(label_start >= 14.0 + 8.0, "left {left}");
+    }
+
+    #[test]
     fn text_is_escaped() {
         let svg = line_chart(
             &[Curve {
                 name: "<b>&".into(),
-                colour: PALETTE[0],
+                style: SeriesStyle::nth(0),
                 points: vec![(0.0, 1.0), (1.0, 2.0)],
             }],
             &XAxis::Nines { max: 4.0 },

@@ -137,6 +137,53 @@ impl Table {
             notes: Vec::new(),
         }
     }
+
+    /// Adds `row`, each cell under the column of its label; a column the row
+    /// does not set is left blank.
+    pub fn push(&mut self, row: Row) {
+        let cells = self
+            .columns
+            .iter()
+            .map(|column| {
+                row.cells
+                    .iter()
+                    .find(|(label, _)| *label == column.label)
+                    .map(|(_, cell)| cell.clone())
+                    .unwrap_or_default()
+            })
+            .collect();
+        debug_assert!(
+            row.cells
+                .iter()
+                .all(|(label, _)| self.columns.iter().any(|c| c.label == *label)),
+            "a cell names a column the table does not have"
+        );
+        self.rows.push(cells);
+    }
+
+    /// The position of the column labelled `label`.
+    pub fn column_index(&self, label: &str) -> Option<usize> {
+        self.columns.iter().position(|c| c.label == label)
+    }
+}
+
+/// A row under construction: cells keyed by their column's label, so a row
+/// never depends on the order or number of the table's columns.
+#[derive(Debug, Default)]
+pub struct Row {
+    cells: Vec<(String, Cell)>,
+}
+
+impl Row {
+    pub fn new() -> Row {
+        Row::default()
+    }
+
+    /// Sets the cell of column `label`.
+    pub fn set(mut self, label: &str, cell: Cell) -> Row {
+        self.cells.push((label.to_string(), cell));
+        self
+    }
 }
 
 /// The colour band of `ratio` against the best of a column.
@@ -152,9 +199,12 @@ pub fn band(ratio: f64) -> &'static str {
     }
 }
 
-/// Colours the cells of column `col` against the best value of the column;
-/// `values[i]` is row i's value (None: left uncoloured).
-pub fn colour_column(table: &mut Table, col: usize, values: &[Option<f64>], better: Better) {
+/// Colours the cells of the column labelled `label` against the best value
+/// of the column; `values[i]` is row i's value (None: left uncoloured).
+pub fn colour_column(table: &mut Table, label: &str, values: &[Option<f64>], better: Better) {
+    let Some(col) = table.column_index(label) else {
+        return;
+    };
     let known = values.iter().flatten().copied();
     let best = match better {
         Better::Lower => known.fold(f64::INFINITY, f64::min),
@@ -218,9 +268,41 @@ pub fn grouped(value: i64) -> String {
     }
 }
 
-/// A ratio as a signed percentage (`+1.2%`).
+/// A ratio as a signed percentage with one decimal (`+1.2 %`); a value that
+/// rounds to zero reads `+0.0 %`, never `-0.0 %`.
 pub fn signed_percent(ratio: f64) -> String {
-    format!("{:+.1}%", ratio * 100.0)
+    let tenths = (ratio * 1000.0).round();
+    if tenths == 0.0 || !tenths.is_finite() {
+        return if tenths.is_finite() {
+            "+0.0 %".to_string()
+        } else {
+            format!("{ratio}")
+        };
+    }
+    format!("{:+.1} %", tenths / 10.0)
+}
+
+/// `value` with exactly `decimals` decimals and grouped thousands
+/// (`1,552.9`): one column always shows the same number of decimals.
+pub fn fixed(value: f64, decimals: usize) -> String {
+    if !value.is_finite() {
+        return value.to_string();
+    }
+    let text = format!("{:.*}", decimals, value.abs());
+    let (whole, fraction) = text.split_once('.').unwrap_or((text.as_str(), ""));
+    let whole: i64 = whole.parse().unwrap_or(0);
+    let negative = value < 0.0 && text.chars().any(|c| c.is_ascii_digit() && c != '0');
+    let sign = if negative { "-" } else { "" };
+    if fraction.is_empty() {
+        format!("{sign}{}", grouped(whole))
+    } else {
+        format!("{sign}{}.{fraction}", grouped(whole))
+    }
+}
+
+/// A unit as the page writes it: the records' ASCII `us` is `µs`.
+pub fn display_unit(unit: &str) -> String {
+    unit.replace("us", "µs")
 }
 
 /// An RFC 3339 time as `2026-11-30 05:31` (UTC); other text unchanged.
@@ -248,8 +330,37 @@ mod tests {
         assert_eq!(number(30.0), "30");
         assert_eq!(number(0.28791), "0.2879");
         assert_eq!(grouped(1_147_515), "1,147,515");
-        assert_eq!(signed_percent(-0.143), "-14.3%");
+        assert_eq!(signed_percent(-0.143), "-14.3 %");
+        assert_eq!(fixed(1552.94, 1), "1,552.9");
+        assert_eq!(fixed(5.0, 2), "5.00");
+        assert_eq!(fixed(19782.4, 0), "19,782");
+        assert_eq!(fixed(-0.04, 1), "0.0");
+        assert_eq!(fixed(-12.5, 1), "-12.5");
+        assert_eq!(display_unit("us"), "µs");
+        assert_eq!(display_unit("records/s"), "records/s");
         assert_eq!(date_time("2026-11-30T05:31:43Z"), "2026-11-30 05:31");
+    }
+
+    #[test]
+    fn a_drift_that_rounds_to_zero_is_plus_zero() {
+        assert_eq!(signed_percent(-0.00004), "+0.0 %");
+        assert_eq!(signed_percent(0.0), "+0.0 %");
+        assert_eq!(signed_percent(-0.0), "+0.0 %");
+        assert_eq!(signed_percent(0.00049), "+0.0 %");
+        assert_eq!(signed_percent(-0.0005), "-0.1 %");
+        assert_eq!(signed_percent(0.002), "+0.2 %");
+    }
+
+    #[test]
+    fn a_row_fills_its_cells_by_column_label() {
+        let mut table = Table::new("t", Column::plain_all(&["line", "p50", "p99"]));
+        table.push(
+            Row::new()
+                .set("p99", Cell::text("9"))
+                .set("line", Cell::text("a")),
+        );
+        let texts: Vec<&str> = table.rows[0].iter().map(|c| c.text.as_str()).collect();
+        assert_eq!(texts, ["a", "", "9"]);
     }
 
     #[test]
@@ -259,14 +370,14 @@ mod tests {
             table.rows.push(vec![Cell::text("x")]);
         }
         let values = [Some(10.0), Some(25.0), Some(50.0), Some(100.0), None];
-        colour_column(&mut table, 0, &values, Better::Lower);
+        colour_column(&mut table, "a", &values, Better::Lower);
         let classes: Vec<&str> = table.rows.iter().map(|r| r[0].class.as_str()).collect();
         assert_eq!(
             classes,
             ["band-green", "band-yellow", "band-orange", "band-red", ""]
         );
         assert_eq!(table.rows[1][0].title, "2.5× the best of the column");
-        colour_column(&mut table, 0, &values, Better::Higher);
+        colour_column(&mut table, "a", &values, Better::Higher);
         assert_eq!(table.rows[0][0].class, "band-red");
     }
 }

@@ -80,6 +80,10 @@ pub struct RunRecord {
     pub latency_histogram: Option<String>,
     /// Where the run's logs are kept.
     pub logs: PathBuf,
+    /// The suite's git commit (`git rev-parse --short HEAD`) when the run was
+    /// made; absent when the suite did not run from a git checkout.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite_commit: Option<String>,
 }
 
 /// Whether the product kept up with the offered rate.
@@ -434,6 +438,7 @@ mod tests {
             chaos: None,
             latency_histogram: None,
             logs: PathBuf::from("/tmp"),
+            suite_commit: Some("0faffc1".into()),
         }
     }
 

@@ -61,6 +61,8 @@ pub struct RunContext<'a> {
     pub batch_id: String,
     /// A crash to inject into every run of the batch.
     pub chaos: Option<ChaosPlan>,
+    /// The suite's git commit, recorded with each run.
+    pub suite_commit: Option<String>,
 }
 
 /// The topics and group of one run; named after the run so nothing is shared.
@@ -150,6 +152,7 @@ pub fn run_once(
         chaos: None,
         latency_histogram: None,
         logs: log_dir.clone(),
+        suite_commit: ctx.suite_commit.clone(),
     };
     let names = RunNames::for_run(&run_id);
     let outcome = measure(ctx, line, installation, workload, config, &names, &log_dir);

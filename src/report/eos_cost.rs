@@ -1,0 +1,303 @@
+//! The cost of exactly-once: each exactly-once line against the
+//! at-least-once line of the same product (by the records' product and
+//! delivery mode, never by name), at each bench point where both have runs.
+//! A pair measured only at different points is "not comparable", without a
+//! number; a pair whose two batches are one batch is `interleaved`.
+
+use super::figures::{figure, format_of, metric_cell, metric_column};
+use super::lines::LineRuns;
+use super::points::PointRuns;
+use super::table::{signed_percent, Cell, Column, Row, Table};
+use crate::config::{Delivery, Suite};
+use crate::results::{Regime, RunRecord};
+
+/// The cost of exactly-once of one product at the iso point, for the summary.
+pub(super) struct IsoCost {
+    pub(super) product: String,
+    /// The change in rows/s per core and CPU per record, in words.
+    pub(super) text: String,
+    /// `interleaved` or `separately`.
+    pub(super) measured: &'static str,
+}
+
+/// An exactly-once line and the at-least-once line it is set against.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct LinePair {
+    pub(super) product: String,
+    pub(super) eos: String,
+    pub(super) alos: String,
+}
+
+/// Pairs each exactly-once line with the first at-least-once line of the
+/// same product; `lines` are (product, line, delivery) in page order.
+pub(super) fn pair_lines(lines: &[(String, String, Delivery)]) -> Vec<LinePair> {
+    let mut pairs = Vec::new();
+    for (product, eos, _) in lines.iter().filter(|l| l.2 == Delivery::ExactlyOnce) {
+        let alos = lines
+            .iter()
+            .find(|(p, _, d)| p == product && *d == Delivery::AtLeastOnce);
+        if let Some((_, alos, _)) = alos {
+            let pair = LinePair {
+                product: product.clone(),
+                eos: eos.clone(),
+                alos: alos.clone(),
+            };
+            if !pairs.contains(&pair) {
+                pairs.push(pair);
+            }
+        }
+    }
+    pairs
+}
+
+/// Whether two batches ran as one: `interleaved`, else `separately`.
+pub(super) fn measured(alos: &[&RunRecord], eos: &[&RunRecord]) -> &'static str {
+    match (alos.first(), eos.first()) {
+        (Some(a), Some(e)) if a.batch_id == e.batch_id => "interleaved",
+        _ => "separately",
+    }
+}
+
+const COLUMNS: [&str; 9] = [
+    "line",
+    "vs",
+    "point",
+    "regime",
+    "rows/s per core",
+    "CPU / record",
+    "consumed/s",
+    "latency p50",
+    "measured",
+];
+
+/// The table, and the iso point's costs for the summary.
+pub(super) fn eos_cost(
+    suite: &Suite,
+    order: &[String],
+    records: &[RunRecord],
+    points: &[PointRuns<'_>],
+    page_lines: &[LineRuns<'_>],
+) -> (Table, Vec<IsoCost>) {
+    let all: Vec<&RunRecord> = records.iter().collect();
+    let columns = COLUMNS
+        .iter()
+        .map(|label| match *label {
+            "rows/s per core" | "consumed/s" => Column {
+                unit: "change".to_string(),
+                ..metric_column(&all, label, "rows_per_s_per_core")
+            },
+            "CPU / record" => metric_column(&all, label, "us_cpu_per_record"),
+            "latency p50" => metric_column(&all, label, "latency_p50_ms"),
+            _ => Column::plain(label),
+        })
+        .collect();
+    let mut table = Table::new("Cost of exactly-once", columns);
+    let mut iso_costs = Vec::new();
+    // Lines in page order, each with its product and delivery: from the
+    // records where a line ran, else from its product.yaml.
+    let described: Vec<(String, String, Delivery)> = order
+        .iter()
+        .filter_map(|name| {
+            if let Some(line) = page_lines.iter().find(|l| l.name == *name) {
+                return Some((line.product.clone(), line.name.clone(), line.delivery));
+            }
+            suite
+                .lines()
+                .find(|l| l.line.name == *name)
+                .map(|l| (l.product.name.clone(), l.line.name.clone(), l.line.delivery))
+        })
+        .collect();
+    let pairs = pair_lines(&described);
+    for (product, name, delivery) in &described {
+        let paired = pairs.iter().any(|p| &p.product == product);
+        if !paired && page_lines.iter().any(|l| &l.name == name) {
+            let missing = match delivery {
+                Delivery::ExactlyOnce => "at-least-once",
+                Delivery::AtLeastOnce => "exactly-once",
+            };
+            table.notes.push(format!(
+                "{name}: product {product} has no {missing} line to pair with."
+            ));
+        }
+    }
+    for pair in &pairs {
+        let mut at_points = 0;
+        for point in points {
+            let find = |name: &str| {
+                point
+                    .lines
+                    .iter()
+                    .find(|l| l.name == name && !l.batch.is_empty())
+            };
+            let (Some(eos), Some(alos)) = (find(&pair.eos), find(&pair.alos)) else {
+                continue;
+            };
+            at_points += 1;
+            let row = cost_row(pair, point.name.clone(), alos, eos);
+            if point.is_iso() {
+                iso_costs.push(IsoCost {
+                    product: pair.product.clone(),
+                    text: format!(
+                        "rows/s per core {}, CPU / record {} µs",
+                        change(&alos.batch, &eos.batch, "rows_per_s_per_core").text,
+                        transition(&alos.batch, &eos.batch, "us_cpu_per_record").text
+                    ),
+                    measured: measured(&alos.batch, &eos.batch),
+                });
+            }
+            table.push(row);
+        }
+        if at_points > 0 {
+            continue;
+        }
+        let newest = |name: &str| {
+            page_lines
+                .iter()
+                .find(|l| l.name == name && !l.batch.is_empty())
+        };
+        let row = Row::new()
+            .set("line", Cell::text(&pair.eos))
+            .set("vs", Cell::text(&pair.alos));
+        let row = match (newest(&pair.eos), newest(&pair.alos)) {
+            (Some(eos), Some(alos)) => {
+                let at = |l: &LineRuns<'_>| {
+                    l.batch
+                        .last()
+                        .map(|r| super::points::PointSettings::from_config(&r.config).label())
+                        .unwrap_or_default()
+                };
+                let why = format!(
+                    "measured at different points: {} at {}, {} at {}",
+                    eos.name,
+                    at(eos),
+                    alos.name,
+                    at(alos)
+                );
+                let not_comparable = || {
+                    Cell::text("not comparable")
+                        .with_class("na")
+                        .with_title(why.clone())
+                };
+                row.set(
+                    "point",
+                    Cell::text("different points").with_title(why.clone()),
+                )
+                .set("regime", not_comparable())
+                .set("rows/s per core", not_comparable())
+                .set("CPU / record", not_comparable())
+                .set("consumed/s", not_comparable())
+                .set("latency p50", not_comparable())
+                .set("measured", Cell::text(measured(&alos.batch, &eos.batch)))
+            }
+            _ => row.set("point", Cell::text("no pair yet").with_class("na")),
+        };
+        table.push(row);
+    }
+    (table, iso_costs)
+}
+
+/// The row of one pair at one point.
+fn cost_row(pair: &LinePair, point: String, alos: &LineRuns<'_>, eos: &LineRuns<'_>) -> Row {
+    let (a, e) = (&alos.batch[..], &eos.batch[..]);
+    let regime = |l: &LineRuns<'_>| l.regime().map_or("mixed", Regime::as_str);
+    let both = |r: Regime| alos.regime() == Some(r) && eos.regime() == Some(r);
+    let consumed = if both(Regime::Saturated) {
+        change(a, e, "consumed_per_s")
+    } else {
+        Cell::text("—").with_class("na").with_title(
+            "a change in capacity only when both were saturated; otherwise it is the offered rate",
+        )
+    };
+    let latency = if both(Regime::KeepUp) {
+        transition(a, e, "latency_p50_ms")
+    } else {
+        Cell::text("—")
+            .with_class("na")
+            .with_title("latency only when both kept up")
+    };
+    let mut marks = vec![measured(a, e)];
+    if let (Some(ra), Some(re)) = (a.last(), e.last()) {
+        if ra.config != re.config {
+            marks.push("≠ config");
+        }
+    }
+    Row::new()
+        .set("line", Cell::text(&pair.eos))
+        .set("vs", Cell::text(&pair.alos))
+        .set("point", Cell::text(point))
+        .set(
+            "regime",
+            Cell::text(format!("{} → {}", regime(alos), regime(eos))),
+        )
+        .set("rows/s per core", change(a, e, "rows_per_s_per_core"))
+        .set("CPU / record", transition(a, e, "us_cpu_per_record"))
+        .set("consumed/s", consumed)
+        .set("latency p50", latency)
+        .set("measured", Cell::text(marks.join(" · ")))
+}
+
+/// The change of figure `name` from `alos` to `eos`, as a signed percentage.
+fn change(alos: &[&RunRecord], eos: &[&RunRecord], name: &str) -> Cell {
+    match (figure(alos, name), figure(eos, name)) {
+        (Some(x), Some(y)) if x.median > 0.0 => {
+            let format = format_of(name);
+            Cell::text(signed_percent(y.median / x.median - 1.0)).with_title(format!(
+                "{} → {}",
+                format(x.median),
+                format(y.median)
+            ))
+        }
+        _ => Cell::missing(),
+    }
+}
+
+/// `a → b` of one figure, each a median of its batch.
+fn transition(alos: &[&RunRecord], eos: &[&RunRecord], name: &str) -> Cell {
+    let (a, b) = (metric_cell(alos, name), metric_cell(eos, name));
+    let text = format!("{} → {}", a.text, b.text);
+    Cell {
+        text,
+        ..Cell::pair(a, b)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(product: &str, name: &str, delivery: Delivery) -> (String, String, Delivery) {
+        (product.into(), name.into(), delivery)
+    }
+
+    #[test]
+    fn lines_pair_by_product_and_delivery_not_by_name() {
+        let lines = [
+            line("turbine", "turbine-tx", Delivery::ExactlyOnce),
+            line("flink", "flink-eos", Delivery::ExactlyOnce),
+            line("turbine", "turbine-plain", Delivery::AtLeastOnce),
+            // named like flink's pair, but another product's line
+            line("other", "flink", Delivery::AtLeastOnce),
+            line("legacy", "legacy", Delivery::AtLeastOnce),
+        ];
+        let pairs = pair_lines(&lines);
+        assert_eq!(
+            pairs,
+            [LinePair {
+                product: "turbine".into(),
+                eos: "turbine-tx".into(),
+                alos: "turbine-plain".into(),
+            }]
+        );
+    }
+
+    #[test]
+    fn one_batch_is_interleaved_two_are_separately() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/report/results/stateless.jsonl");
+        let records = crate::results::read_records(&path).unwrap();
+        let (a, mut b) = (records[0].clone(), records[0].clone());
+        assert_eq!(measured(&[&a], &[&b]), "interleaved");
+        b.batch_id = "another".into();
+        assert_eq!(measured(&[&a], &[&b]), "separately");
+    }
+}

@@ -1,0 +1,219 @@
+//! The latency section: the lines at the iso point (bench.yaml's `iso_rate`
+//! with the other run defaults), exactly-once lines in one table (the
+//! headline) and at-least-once lines in another, each percentile coloured
+//! against the best of its column, and the latency-by-percentile chart.
+
+use base64::Engine;
+use hdrhistogram::serialization::Deserializer;
+use hdrhistogram::Histogram;
+use serde::Serialize;
+
+use super::charts::{chart_data, Chart};
+use super::figures::{better_of, figure, metric_cell, metric_column};
+use super::lines::LineRuns;
+use super::points::PointRuns;
+use super::svg::{self, Curve, XAxis};
+use super::table::{colour_column, Cell, Column, Row, Table};
+use crate::config::Delivery;
+use crate::results::{Regime, RunRecord};
+
+/// The latency section of a page.
+#[derive(Debug, Serialize)]
+pub struct LatencySection {
+    /// The iso point's rate and window, or what the iso point would be.
+    pub point: String,
+    /// The iso point's full configuration.
+    pub point_detail: String,
+    pub exactly_once: Table,
+    pub at_least_once: Table,
+    /// Empty without keep-up latency at the iso point.
+    pub chart: Option<Chart>,
+}
+
+const PERCENTILES: [(&str, &str); 5] = [
+    ("p50", "latency_p50_ms"),
+    ("p90", "latency_p90_ms"),
+    ("p99", "latency_p99_ms"),
+    ("p99.9", "latency_p999_ms"),
+    ("max", "latency_max_ms"),
+];
+
+/// The keep-up runs of a line's batch that carry latency.
+pub(super) fn latency_runs<'a>(line: &LineRuns<'a>) -> Vec<&'a RunRecord> {
+    line.batch
+        .iter()
+        .filter(|r| r.regime == Some(Regime::KeepUp) && r.metrics.contains_key("latency_p50_ms"))
+        .copied()
+        .collect()
+}
+
+/// The section at `iso` (None: no run at the iso point yet); `iso_label` and
+/// `iso_detail` name the iso point either way.
+pub(super) fn latency_section(
+    iso: Option<&PointRuns<'_>>,
+    iso_label: String,
+    iso_detail: String,
+) -> LatencySection {
+    let (records, lines): (&[&RunRecord], &[LineRuns<'_>]) = match iso {
+        Some(p) => (&p.records, &p.lines),
+        None => (&[], &[]),
+    };
+    let table = |title: &str, delivery: Delivery| {
+        let chosen: Vec<&LineRuns<'_>> = lines.iter().filter(|l| l.delivery == delivery).collect();
+        latency_table(title, records, &chosen)
+    };
+    LatencySection {
+        point: iso_label,
+        point_detail: iso_detail,
+        exactly_once: table("Latency, exactly-once lines", Delivery::ExactlyOnce),
+        at_least_once: table("Latency, at-least-once lines", Delivery::AtLeastOnce),
+        chart: latency_chart(records, lines),
+    }
+}
+
+fn latency_table(title: &str, records: &[&RunRecord], lines: &[&LineRuns<'_>]) -> Table {
+    let mut columns = vec![Column::plain("line"), Column::plain("regime")];
+    columns.extend(
+        PERCENTILES
+            .iter()
+            .map(|(label, name)| metric_column(records, label, name)),
+    );
+    columns.push(metric_column(records, "records", "latency_count"));
+    columns.push(metric_column(
+        records,
+        "setup floor p50 / p99",
+        "floor_p50_ms",
+    ));
+    columns.push(metric_column(records, "added p50 / p99", "added_p50_ms"));
+    let mut table = Table::new(title, columns);
+    let mut values: Vec<Vec<Option<f64>>> = vec![Vec::new(); PERCENTILES.len()];
+    for line in lines {
+        let runs = latency_runs(line);
+        if runs.is_empty() {
+            if let Some(newest) = line.batch.last() {
+                let reason = newest
+                    .not_applicable
+                    .get("latency")
+                    .cloned()
+                    .unwrap_or_else(|| match line.regime() {
+                        Some(r) if r != Regime::KeepUp => {
+                            format!("{}: latency only when it keeps up", r.as_str())
+                        }
+                        _ => "no latency recorded".to_string(),
+                    });
+                table
+                    .notes
+                    .push(format!("{}: not quoted ({reason}).", line.label()));
+            }
+            continue;
+        }
+        let mut row = Row::new()
+            .set("line", Cell::text(line.label()))
+            .set("regime", Cell::text("keep-up"));
+        for (i, (label, name)) in PERCENTILES.iter().enumerate() {
+            values[i].push(figure(&runs, name).map(|f| f.median));
+            row = row.set(label, metric_cell(&runs, name));
+        }
+        row = row
+            .set("records", metric_cell(&runs, "latency_count"))
+            .set(
+                "setup floor p50 / p99",
+                Cell::pair(
+                    metric_cell(&runs, "floor_p50_ms"),
+                    metric_cell(&runs, "floor_p99_ms"),
+                ),
+            )
+            .set(
+                "added p50 / p99",
+                Cell::pair(
+                    metric_cell(&runs, "added_p50_ms"),
+                    metric_cell(&runs, "added_p99_ms"),
+                ),
+            );
+        table.push(row);
+    }
+    for (i, (label, name)) in PERCENTILES.iter().enumerate() {
+        colour_column(&mut table, label, &values[i], better_of(records, name));
+    }
+    table
+}
+
+fn latency_chart(records: &[&RunRecord], lines: &[LineRuns<'_>]) -> Option<Chart> {
+    let curves: Vec<Curve> = lines
+        .iter()
+        .filter_map(|line| {
+            Some(Curve {
+                name: line.name.clone(),
+                style: line.style,
+                points: percentile_curve(&latency_runs(line))?,
+            })
+        })
+        .collect();
+    if curves.is_empty() {
+        return None;
+    }
+    let unit = records
+        .iter()
+        .find_map(|r| r.metrics.get("latency_p50_ms"))
+        .map_or("ms".to_string(), |m| m.unit.clone());
+    let y_label = format!("latency ({unit})");
+    Some(Chart {
+        title: "Latency by percentile (newest batch of each line, histograms merged)".to_string(),
+        svg: svg::line_chart(&curves, &XAxis::Nines { max: 4.0 }, &y_label, svg::WIDE),
+        data: chart_data(&y_label, &curves, "percentile", percentile_text, 1),
+    })
+}
+
+/// A point of the nines axis as a percentile: `99.9%`.
+fn percentile_text(x: f64) -> String {
+    let q = 100.0 * (1.0 - 10f64.powf(-x));
+    let text = format!("{q:.4}");
+    format!("{}%", text.trim_end_matches('0').trim_end_matches('.'))
+}
+
+/// Latency (ms) by percentile, from the runs' histograms merged (exact for
+/// repeats); None when no run kept a readable histogram.
+fn percentile_curve(runs: &[&RunRecord]) -> Option<Vec<(f64, f64)>> {
+    let mut merged: Option<Histogram<u64>> = None;
+    for run in runs {
+        let Some(h) = run.latency_histogram.as_deref().and_then(decode_histogram) else {
+            continue;
+        };
+        match merged.as_mut() {
+            Some(m) => m.add(&h).ok()?,
+            None => merged = Some(h),
+        }
+    }
+    let merged = merged.filter(|h| !h.is_empty())?;
+    let steps = 20;
+    Some(
+        (0..=steps)
+            .map(|i| {
+                let x = 4.0 * f64::from(i) / f64::from(steps);
+                let q = 1.0 - 10f64.powf(-x);
+                (x, merged.value_at_quantile(q) as f64 / 1000.0)
+            })
+            .collect(),
+    )
+}
+
+/// A stored histogram (base64 of HdrHistogram V2 + deflate), microseconds.
+pub fn decode_histogram(encoded: &str) -> Option<Histogram<u64>> {
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(encoded)
+        .ok()?;
+    Deserializer::new().deserialize(&mut &bytes[..]).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_nines_point_reads_as_a_percentile() {
+        assert_eq!(percentile_text(0.0), "0%");
+        assert_eq!(percentile_text(1.0), "90%");
+        assert_eq!(percentile_text(3.0), "99.9%");
+        assert_eq!(percentile_text(4.0), "99.99%");
+    }
+}

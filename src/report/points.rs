@@ -1,0 +1,331 @@
+//! Bench points: the runs a table may compare. A point is a workload, its
+//! rate and window, the run configuration (commit interval, parallelism,
+//! input partitions), the bench version and the host; every table, ratio
+//! and colour of a page compares the runs of one point, and a line's figure
+//! at a point is its newest batch there.
+
+use std::cmp::Ordering;
+
+use super::lines::{group_lines, LineRuns};
+use super::table::grouped;
+use crate::config::Suite;
+use crate::host::HostInfo;
+use crate::results::{RunConfig, RunRecord};
+
+/// The settings of a run that decide what it measured: two runs whose
+/// settings differ are never compared. Built from [`RunConfig`], one field
+/// per setting, so a new setting is one more line here.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) struct PointSettings {
+    /// Records per second offered (0 = as fast as gendata can).
+    pub(super) rate: u64,
+    pub(super) window_s: u64,
+    pub(super) commit_interval_ms: u64,
+    pub(super) parallelism: u32,
+    pub(super) input_partitions: i32,
+}
+
+impl PointSettings {
+    /// The settings a run used.
+    pub(super) fn from_config(config: &RunConfig) -> PointSettings {
+        PointSettings {
+            rate: config.rate,
+            window_s: config.window_s,
+            commit_interval_ms: config.commit_interval_ms,
+            parallelism: config.parallelism,
+            input_partitions: config.input_partitions,
+        }
+    }
+
+    /// bench.yaml's run defaults at `rate`, on a workload of `input_partitions`.
+    pub(super) fn from_defaults(suite: &Suite, rate: u64, input_partitions: i32) -> PointSettings {
+        let run = &suite.bench.run;
+        PointSettings {
+            rate,
+            window_s: run.window_s,
+            commit_interval_ms: run.commit_interval_ms,
+            parallelism: run.parallelism,
+            input_partitions,
+        }
+    }
+
+    /// Rate and window: `20,000/s · 30 s window`.
+    pub(super) fn label(&self) -> String {
+        let rate = if self.rate == 0 {
+            "unpaced".to_string()
+        } else {
+            format!("{}/s", grouped(self.rate as i64))
+        };
+        format!("{rate} · {} s window", self.window_s)
+    }
+
+    /// The rest of the configuration, in words.
+    pub(super) fn detail(&self) -> String {
+        format!(
+            "commit interval {} ms · parallelism {} · {} input partition{}",
+            self.commit_interval_ms,
+            self.parallelism,
+            self.input_partitions,
+            if self.input_partitions == 1 { "" } else { "s" }
+        )
+    }
+}
+
+/// One bench point.
+#[derive(Debug, Clone)]
+pub(super) struct BenchPoint {
+    pub(super) workload: String,
+    pub(super) settings: PointSettings,
+    pub(super) bench_version: u32,
+    pub(super) host: HostInfo,
+}
+
+impl BenchPoint {
+    /// The point a run was measured at.
+    pub(super) fn from_record(record: &RunRecord) -> BenchPoint {
+        BenchPoint {
+            workload: record.workload.clone(),
+            settings: PointSettings::from_config(&record.config),
+            bench_version: record.bench_version,
+            host: record.host.clone(),
+        }
+    }
+
+    /// Whether `record` was measured at this point.
+    pub(super) fn holds(&self, record: &RunRecord) -> bool {
+        self.workload == record.workload
+            && self.settings == PointSettings::from_config(&record.config)
+            && self.bench_version == record.bench_version
+            && self.host.same_host(&record.host)
+    }
+}
+
+/// What a point is to the page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum PointRole {
+    /// bench.yaml's run defaults, and the iso rate too.
+    DefaultAndIso,
+    /// bench.yaml's run defaults.
+    Default,
+    /// The run defaults at bench.yaml's iso rate: the latency tables' point.
+    Iso,
+    Other,
+}
+
+/// The runs of one point and its lines.
+pub(super) struct PointRuns<'a> {
+    pub(super) point: BenchPoint,
+    /// Rate and window, and whatever else sets the point apart from the run
+    /// defaults: no two points of a page share a name.
+    pub(super) name: String,
+    pub(super) role: PointRole,
+    pub(super) records: Vec<&'a RunRecord>,
+    pub(super) lines: Vec<LineRuns<'a>>,
+}
+
+impl PointRuns<'_> {
+    /// Whether the latency tables are at this point.
+    pub(super) fn is_iso(&self) -> bool {
+        matches!(self.role, PointRole::Iso | PointRole::DefaultAndIso)
+    }
+
+    /// The section heading: rate and window, and what the point is.
+    pub(super) fn heading(&self) -> String {
+        let role = match self.role {
+            PointRole::DefaultAndIso => " (run defaults, iso rate)",
+            PointRole::Default => " (run defaults)",
+            PointRole::Iso => " (iso rate)",
+            PointRole::Other => "",
+        };
+        format!("{}{role}", self.name)
+    }
+
+    fn newest_run(&self) -> &str {
+        self.records
+            .iter()
+            .map(|r| r.started_at.as_str())
+            .max()
+            .unwrap_or("")
+    }
+}
+
+/// The records of a page by point: the default point first, then the iso
+/// point, then the others by settings, the newest bench version first.
+pub(super) fn group_points<'a>(
+    suite: &Suite,
+    workload: &str,
+    order: &[String],
+    records: &'a [RunRecord],
+) -> Vec<PointRuns<'a>> {
+    let mut grouped: Vec<(BenchPoint, Vec<&RunRecord>)> = Vec::new();
+    for record in records {
+        match grouped.iter_mut().find(|(p, _)| p.holds(record)) {
+            Some((_, runs)) => runs.push(record),
+            None => grouped.push((BenchPoint::from_record(record), vec![record])),
+        }
+    }
+    let partitions = suite
+        .workloads
+        .get(workload)
+        .map_or(1, |w| w.input.partitions);
+    let defaults = PointSettings::from_defaults(suite, suite.bench.run.rate, partitions);
+    let iso = PointSettings::from_defaults(suite, suite.bench.iso_rate, partitions);
+    let mut points: Vec<PointRuns<'a>> = grouped
+        .into_iter()
+        .map(|(point, records)| PointRuns {
+            lines: group_lines(order, &records),
+            role: PointRole::Other,
+            name: String::new(),
+            point,
+            records,
+        })
+        .collect();
+    // The current bench version before older ones, then the newest runs.
+    points.sort_by(|a, b| {
+        b.point
+            .bench_version
+            .cmp(&a.point.bench_version)
+            .then_with(|| b.newest_run().cmp(a.newest_run()))
+    });
+    // Only the first point with the default (iso) settings takes the role:
+    // another host or bench version at those settings is its own section.
+    let default_at = points.iter().position(|p| p.point.settings == defaults);
+    let iso_at = points.iter().position(|p| p.point.settings == iso);
+    for (i, point) in points.iter_mut().enumerate() {
+        point.role = match (Some(i) == default_at, Some(i) == iso_at) {
+            (true, true) => PointRole::DefaultAndIso,
+            (true, false) => PointRole::Default,
+            (false, true) => PointRole::Iso,
+            (false, false) => PointRole::Other,
+        };
+    }
+    let rank = |role: PointRole| match role {
+        PointRole::DefaultAndIso | PointRole::Default => 0,
+        PointRole::Iso => 1,
+        PointRole::Other => 2,
+    };
+    points.sort_by(|a, b| {
+        rank(a.role)
+            .cmp(&rank(b.role))
+            .then_with(|| match (a.role, b.role) {
+                (PointRole::Other, PointRole::Other) => a
+                    .point
+                    .settings
+                    .cmp(&b.point.settings)
+                    .then_with(|| b.point.bench_version.cmp(&a.point.bench_version)),
+                _ => Ordering::Equal,
+            })
+    });
+    let first_host = points.first().map(|p| p.point.host.clone());
+    for point in &mut points {
+        point.name = point_name(suite, &defaults, first_host.as_ref(), &point.point);
+    }
+    points
+}
+
+/// A point's rate and window, and each of its other settings that is not
+/// the run defaults'.
+fn point_name(
+    suite: &Suite,
+    defaults: &PointSettings,
+    first_host: Option<&HostInfo>,
+    point: &BenchPoint,
+) -> String {
+    let s = &point.settings;
+    let mut parts = vec![s.label()];
+    if s.commit_interval_ms != defaults.commit_interval_ms {
+        parts.push(format!("commit interval {} ms", s.commit_interval_ms));
+    }
+    if s.parallelism != defaults.parallelism {
+        parts.push(format!("parallelism {}", s.parallelism));
+    }
+    if s.input_partitions != defaults.input_partitions {
+        parts.push(format!("{} input partitions", s.input_partitions));
+    }
+    if point.bench_version != suite.bench.bench_version {
+        parts.push(format!("bench version {}", point.bench_version));
+    }
+    if first_host.is_some_and(|h| !h.same_host(&point.host)) {
+        parts.push(format!("host {}", point.host.hostname));
+    }
+    parts.join(" · ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::results::read_records;
+
+    fn fixture() -> RunRecord {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/report/results/stateless.jsonl");
+        read_records(&path).unwrap().remove(0)
+    }
+
+    #[test]
+    fn one_host_and_one_configuration_are_one_point() {
+        let (a, mut b) = (fixture(), fixture());
+        b.config.seed = 7;
+        b.config.warmup_s = 20;
+        b.batch_id = "another batch".into();
+        assert!(BenchPoint::from_record(&a).holds(&b));
+    }
+
+    #[test]
+    fn another_host_is_another_point() {
+        let (a, mut b) = (fixture(), fixture());
+        b.host.hostname = "elsewhere".into();
+        assert!(!BenchPoint::from_record(&a).holds(&b));
+        let mut c = fixture();
+        c.host.machine_id_hash = Some("00112233".into());
+        let mut d = fixture();
+        d.host.machine_id_hash = Some("99887766".into());
+        assert!(!BenchPoint::from_record(&c).holds(&d));
+    }
+
+    #[test]
+    fn another_rate_window_or_configuration_is_another_point() {
+        let a = fixture();
+        let point = BenchPoint::from_record(&a);
+        let changes: [fn(&mut RunRecord); 6] = [
+            |r| r.config.rate = 1000,
+            |r| r.config.window_s = 60,
+            |r| r.config.commit_interval_ms = 1000,
+            |r| r.config.parallelism = 2,
+            |r| r.config.input_partitions = 4,
+            |r| r.bench_version += 1,
+        ];
+        for change in changes {
+            let mut b = fixture();
+            change(&mut b);
+            assert!(!point.holds(&b), "{:?}", b.config);
+        }
+        let mut other_workload = fixture();
+        other_workload.workload = "windowed".into();
+        assert!(!point.holds(&other_workload));
+    }
+
+    #[test]
+    fn an_old_record_without_the_newer_fields_joins_the_point_of_a_new_one() {
+        let mut new = fixture();
+        new.host.threads = Some(2);
+        new.host.cpu_mhz = Some(2400);
+        new.host.machine_id_hash = Some("00112233aabbccdd".into());
+        new.suite_commit = Some("0faffc1".into());
+        // The fixture's first record predates those fields.
+        let old = fixture();
+        assert!(old.host.threads.is_none() && old.suite_commit.is_none());
+        assert!(BenchPoint::from_record(&new).holds(&old));
+        assert!(BenchPoint::from_record(&old).holds(&new));
+    }
+
+    #[test]
+    fn a_rate_and_window_read_in_the_heading() {
+        let settings = PointSettings::from_config(&fixture().config);
+        assert_eq!(settings.label(), "20,000/s · 30 s window");
+        assert_eq!(
+            settings.detail(),
+            "commit interval 10 ms · parallelism 1 · 1 input partition"
+        );
+    }
+}

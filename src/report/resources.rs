@@ -1,0 +1,59 @@
+//! The raw resources table of one bench point: CPU and memory of each
+//! line's process tree over its newest batch, and the instrument used.
+
+use std::collections::BTreeSet;
+
+use super::figures::{metric_cell, metric_column};
+use super::lines::LineRuns;
+use super::table::{Cell, Column, Row, Table};
+use crate::results::RunRecord;
+
+const FIGURES: [(&str, &str); 5] = [
+    ("cpu_avg", "cpu_avg_pct"),
+    ("cpu_p95", "cpu_p95_pct"),
+    ("mem_avg", "mem_avg_mb"),
+    ("mem_max", "mem_max_mb"),
+    ("samples", "samples"),
+];
+
+pub(super) fn resources_table(
+    title: &str,
+    records: &[&RunRecord],
+    lines: &[LineRuns<'_>],
+) -> Table {
+    let mut columns = vec![Column::plain("line")];
+    columns.extend(
+        FIGURES
+            .iter()
+            .map(|(label, name)| metric_column(records, label, name)),
+    );
+    columns.push(Column::plain("instrument"));
+    let mut table = Table::new(title, columns);
+    for line in lines.iter().filter(|l| !l.batch.is_empty()) {
+        let mut row = Row::new().set("line", Cell::text(line.label()));
+        for (label, name) in FIGURES {
+            row = row.set(label, metric_cell(&line.batch, name));
+        }
+        let instruments: BTreeSet<String> = line
+            .batch
+            .iter()
+            .filter_map(|r| r.resources.as_ref()?.product.as_ref())
+            .map(|p| {
+                serde_json::to_value(p.instrument)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_string))
+                    .unwrap_or_default()
+            })
+            .collect();
+        let instrument = if instruments.is_empty() {
+            Cell::missing()
+        } else {
+            Cell::text(format!(
+                "/proc Δ, {}",
+                instruments.into_iter().collect::<Vec<_>>().join(" + ")
+            ))
+        };
+        table.push(row.set("instrument", instrument));
+    }
+    table
+}
