@@ -21,6 +21,10 @@ pub struct Cli {
 pub enum Command {
     /// Run one product line on one workload and append the result.
     Run(RunArgs),
+    /// Run several product lines on one workload interleaved, round by round, in one batch.
+    Batch(BatchArgs),
+    /// Paired ratios of two lines of one batch, round by round.
+    Compare(CompareArgs),
     /// Show products, their lines and workloads, and what is runnable here.
     List,
     /// Write the HTML report pages from the results files.
@@ -74,6 +78,57 @@ pub struct RunArgs {
     /// When another run holds this host, refuse at once instead of waiting for it.
     #[arg(long)]
     pub no_wait: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct BatchArgs {
+    /// Product lines (rustpipe, rustpipe-eos), run in this order in every round.
+    #[arg(required_unless_present = "all", conflicts_with = "all")]
+    pub lines: Vec<String>,
+    /// Every line runnable here whose product implements the workload.
+    #[arg(long)]
+    pub all: bool,
+    /// A workload from workloads/.
+    #[arg(long)]
+    pub workload: String,
+    /// Records per second offered (0 = as fast as gendata can).
+    #[arg(long)]
+    pub rate: Option<u64>,
+    /// Seconds of load before the window.
+    #[arg(long)]
+    pub warmup: Option<u64>,
+    /// Seconds measured; at least 5 samples' worth (5 s at a 1000 ms sample interval).
+    #[arg(long)]
+    pub window: Option<u64>,
+    /// Rounds: each round runs every line once.
+    #[arg(long, default_value_t = 1)]
+    pub repeat: u32,
+    /// Folder for results JSONL (default: bench.yaml's results_dir).
+    #[arg(long)]
+    pub results: Option<PathBuf>,
+    /// When another run holds this host, refuse at once instead of waiting for it.
+    #[arg(long)]
+    pub no_wait: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct CompareArgs {
+    /// The baseline line.
+    pub a: String,
+    /// The line compared with it: ratios are B / A.
+    pub b: String,
+    /// A workload from workloads/.
+    #[arg(long)]
+    pub workload: String,
+    /// The bench point's rate (default: bench.yaml's run.rate).
+    #[arg(long)]
+    pub rate: Option<u64>,
+    /// The bench point's window in seconds (default: bench.yaml's run.window_s).
+    #[arg(long)]
+    pub window: Option<u64>,
+    /// Folder of results JSONL (default: bench.yaml's results_dir).
+    #[arg(long)]
+    pub results: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]

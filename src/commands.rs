@@ -4,14 +4,15 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
+use crate::analysis::paired::{self, BenchPoint, RunFigures, Verdict};
 use crate::broker::{BrokerSession, LocalBroker};
 use crate::cache::Cache;
 use crate::cli::{
-    BrokerAction, Cli, Command, ExportArgs, GendataArgs, InstallArgs, ProbeArgs, ReportArgs,
-    RunArgs,
+    BatchArgs, BrokerAction, Cli, Command, CompareArgs, ExportArgs, GendataArgs, InstallArgs,
+    ProbeArgs, ReportArgs, RunArgs,
 };
 use crate::clock::now_us;
-use crate::config::{Delivery, Suite, MIN_WINDOW_SAMPLES};
+use crate::config::{ChaosPlan, Delivery, LineRef, Suite, Workload, MIN_WINDOW_SAMPLES};
 use crate::gendata::GendataPlan;
 use crate::host::HostInfo;
 use crate::interrupt::{Interrupt, Interrupted};
@@ -19,7 +20,8 @@ use crate::lock::{RunLock, WhenHeld};
 use crate::probe::ProbePlan;
 use crate::products::{self, Availability};
 use crate::report::{self, BadLines};
-use crate::results::{self, RunConfig, Status};
+use crate::results::{self, RunConfig, RunRecord};
+use crate::runner::batch::{run_batch, BatchLine};
 use crate::runner::{self, RunContext};
 
 /// Runs `cli`'s command; returns the process exit code.
@@ -31,6 +33,8 @@ pub fn execute(cli: Cli) -> Result<i32> {
         Command::Install(args) => install(&load(&cli.config)?, &args),
         Command::Broker { action } => broker(&load(&cli.config)?, action),
         Command::Run(args) => run(&load(&cli.config)?, args),
+        Command::Batch(args) => batch(&load(&cli.config)?, args),
+        Command::Compare(args) => compare(&load(&cli.config)?, args),
         Command::Report(args) => report(&load(&cli.config)?, args),
         Command::Export(args) => export(&load(&cli.config)?, args),
     }
@@ -188,6 +192,92 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
     let mode = args.mode.as_deref().and_then(Delivery::parse);
     let line = suite.line(&args.product, mode)?;
     let workload = suite.workload(&args.workload)?;
+    check_implements(line, workload)?;
+    run_lines(
+        suite,
+        LinesRequest {
+            lines: vec![line],
+            version: args.product_version.as_deref(),
+            workload,
+            rate: args.rate,
+            warmup: args.warmup,
+            window: args.window,
+            rounds: args.repeat,
+            results: args.results,
+            no_wait: args.no_wait,
+            chaos: args.chaos,
+        },
+    )
+}
+
+/// `suite batch`: several lines interleaved round by round, one batch.
+fn batch(suite: &Suite, args: BatchArgs) -> Result<i32> {
+    let workload = suite.workload(&args.workload)?;
+    let lines = if args.all {
+        runnable_lines(suite, workload)?
+    } else {
+        let mut lines: Vec<LineRef<'_>> = Vec::new();
+        for name in &args.lines {
+            let line = suite.line(name, None)?;
+            if lines.iter().any(|l| l.line.name == line.line.name) {
+                anyhow::bail!(
+                    "line `{}` is given twice; name each line once",
+                    line.line.name
+                );
+            }
+            check_implements(line, workload)?;
+            lines.push(line);
+        }
+        lines
+    };
+    run_lines(
+        suite,
+        LinesRequest {
+            lines,
+            version: None,
+            workload,
+            rate: args.rate,
+            warmup: args.warmup,
+            window: args.window,
+            rounds: args.repeat,
+            results: args.results,
+            no_wait: args.no_wait,
+            chaos: None,
+        },
+    )
+}
+
+/// `--all`: every line runnable here whose product implements `workload`;
+/// the others are skipped with a note.
+fn runnable_lines<'s>(suite: &'s Suite, workload: &Workload) -> Result<Vec<LineRef<'s>>> {
+    let cache = cache(suite)?;
+    let mut lines = Vec::new();
+    for line in suite.lines() {
+        let name = &line.line.name;
+        if !line.product.workloads.contains(&workload.name) {
+            eprintln!(
+                "note: skipping {name}: {} does not implement `{}`",
+                line.product.name, workload.name
+            );
+            continue;
+        }
+        match products::availability(line.product, None, &cache) {
+            Availability::NotInstalled { hint } => {
+                eprintln!("note: skipping {name}: not installed here: {hint}")
+            }
+            _ => lines.push(line),
+        }
+    }
+    if lines.is_empty() {
+        anyhow::bail!(
+            "no line runnable here implements `{}`; see `suite list`",
+            workload.name
+        );
+    }
+    Ok(lines)
+}
+
+fn check_implements(line: LineRef<'_>, workload: &Workload) -> Result<()> {
     if !line.product.workloads.contains(&workload.name) {
         anyhow::bail!(
             "{} does not implement workload `{}` (it implements: {})",
@@ -196,8 +286,31 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
             line.product.workloads.join(", ")
         );
     }
+    Ok(())
+}
+
+/// What `suite run` and `suite batch` ask for: lines to run round by round.
+struct LinesRequest<'s> {
+    lines: Vec<LineRef<'s>>,
+    /// The product version to run; only for a single line.
+    version: Option<&'s str>,
+    workload: &'s Workload,
+    rate: Option<u64>,
+    warmup: Option<u64>,
+    window: Option<u64>,
+    rounds: u32,
+    results: Option<std::path::PathBuf>,
+    no_wait: bool,
+    chaos: Option<ChaosPlan>,
+}
+
+/// The one path of `suite run` and `suite batch`: validate, take the run
+/// lock, install every line, open the broker once, run the rounds, record
+/// each run as it ends and re-render the report.
+fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<i32> {
+    let workload = request.workload;
     let defaults = &suite.bench.run;
-    let window_s = args.window.unwrap_or(defaults.window_s);
+    let window_s = request.window.unwrap_or(defaults.window_s);
     if let Err(min) = defaults.check_window(window_s) {
         anyhow::bail!(
             "--window {window_s} is too short: a window must span at least {MIN_WINDOW_SAMPLES} \
@@ -206,8 +319,8 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
         );
     }
     let config = RunConfig {
-        rate: args.rate.unwrap_or(defaults.rate),
-        warmup_s: args.warmup.unwrap_or(defaults.warmup_s),
+        rate: request.rate.unwrap_or(defaults.rate),
+        warmup_s: request.warmup.unwrap_or(defaults.warmup_s),
         window_s,
         seed: defaults.seed,
         commit_interval_ms: defaults.commit_interval_ms,
@@ -215,7 +328,7 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
         sample_interval_ms: defaults.sample_interval_ms,
         input_partitions: workload.input.partitions,
     };
-    if let Some(plan) = args.chaos {
+    if let Some(plan) = request.chaos {
         if plan.kill_at_s >= config.window_s {
             anyhow::bail!(
                 "--chaos kill-at={}s falls outside the {} s window; choose a time inside it",
@@ -226,7 +339,7 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
     }
     // Before anything starts: a record that cannot be written would cost
     // the whole measurement.
-    let results_dir = runner::results_dir(&suite.root, &suite.bench, args.results);
+    let results_dir = runner::results_dir(&suite.root, &suite.bench, request.results);
     let pages_dir = report::default_out_dir(&results_dir);
     results::ensure_writable(&results_dir).map_err(|err| {
         anyhow::anyhow!(
@@ -242,15 +355,17 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
     })?;
     let interrupt = Interrupt::install()?;
     let cache = cache(suite)?;
-    let holder = format!("{} {}", line.line.name, workload.name);
-    let when_held = WhenHeld::from_no_wait(args.no_wait);
+    let names: Vec<&str> = request.lines.iter().map(|l| l.line.name.as_str()).collect();
+    let holder = format!("{} {}", names.join(","), workload.name);
+    let when_held = WhenHeld::from_no_wait(request.no_wait);
     let _lock = RunLock::acquire(&cache, &holder, when_held, &interrupt)?;
-    let installation = products::ensure_installed(
-        line.product,
-        args.product_version.as_deref(),
-        &cache,
-        &interrupt,
-    )?;
+    // install every line first: a missing product fails before any run
+    let mut lines = Vec::new();
+    for line in request.lines {
+        let installation =
+            products::ensure_installed(line.product, request.version, &cache, &interrupt)?;
+        lines.push(BatchLine { line, installation });
+    }
     let session = BrokerSession::open(&suite.bench.broker, &cache, &interrupt)?;
     let host = HostInfo::current();
     let ctx = RunContext {
@@ -261,37 +376,185 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
         host: &host,
         interrupt: &interrupt,
         batch_id: runner::new_run_id("batch"),
-        chaos: args.chaos,
+        chaos: request.chaos,
         suite_commit: crate::provenance::suite_commit(&suite.root),
     };
-    let mut failed = 0;
-    for round in 1..=args.repeat.max(1) {
-        if args.repeat > 1 {
-            eprintln!("run {round} of {}", args.repeat);
-        }
-        let record = match runner::run_once(&ctx, line, &installation, workload, &config) {
-            Ok(record) => record,
-            Err(err) if err.is::<Interrupted>() => {
-                session.close()?;
-                return Err(err);
-            }
-            Err(err) => return Err(err),
-        };
-        let path = results::append_record(&results_dir, &record)?;
-        runner::print_summary(&record);
+    let recorded = |record: &RunRecord| -> Result<()> {
+        let path = results::append_record(&results_dir, record)?;
+        runner::print_summary(record);
         eprintln!("  appended to {}", path.display());
-        if record.status == Status::Failed || record.has_flag(results::flag::VERIFICATION_FAILED) {
-            failed += 1;
-        }
         // The pages always show the newest result; a page that fails to
         // render never costs a measurement.
         match report::write_site(suite, &results_dir, &pages_dir, BadLines::Warn) {
             Ok(index) => eprintln!("  report: {}", index.display()),
             Err(err) => eprintln!("warning: the report was not updated: {err:#}"),
         }
-    }
+        Ok(())
+    };
+    let outcome = match run_batch(&ctx, &lines, workload, &config, request.rounds, recorded) {
+        Ok(outcome) => outcome,
+        Err(err) if err.is::<Interrupted>() => {
+            session.close()?;
+            return Err(err);
+        }
+        Err(err) => return Err(err),
+    };
     session.close()?;
-    Ok(if failed > 0 { 1 } else { 0 })
+    Ok(if outcome.failed > 0 { 1 } else { 0 })
+}
+
+/// `suite compare`: the paired ratios B / A of two lines of one batch.
+fn compare(suite: &Suite, args: CompareArgs) -> Result<i32> {
+    let workload = suite.workload(&args.workload)?;
+    let a = suite.line(&args.a, None)?.line.name.clone();
+    let b = suite.line(&args.b, None)?.line.name.clone();
+    let defaults = &suite.bench.run;
+    let host = HostInfo::current();
+    let point = BenchPoint {
+        workload: &workload.name,
+        rate: args.rate.unwrap_or(defaults.rate),
+        window_s: args.window.unwrap_or(defaults.window_s),
+        commit_interval_ms: defaults.commit_interval_ms,
+        parallelism: defaults.parallelism,
+        input_partitions: workload.input.partitions,
+        bench_version: suite.bench.bench_version,
+        host: &host,
+    };
+    let results_dir = runner::results_dir(&suite.root, &suite.bench, args.results);
+    let results = report::load_results(&results_dir, BadLines::Warn)?;
+    let records = results
+        .get(&workload.name)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    let Some(shared) = paired::newest_shared_batch(records, &a, &b, &point) else {
+        anyhow::bail!(
+            "no batch in {} has both {a} and {b} at {}; {}; run `suite batch {a} {b} --workload {} --rate {} --window {}`",
+            results_dir.display(),
+            point_label(&point),
+            what_exists(records, &a, &b, &point),
+            workload.name,
+            point.rate,
+            point.window_s
+        );
+    };
+    fn figures<'r>(runs: &[&'r RunRecord]) -> Vec<RunFigures<'r>> {
+        runs.iter()
+            .filter_map(|r| RunFigures::from_record(r))
+            .collect()
+    }
+    let (runs_a, runs_b) = (figures(&shared.a), figures(&shared.b));
+    let pairing = paired::pair_by_round(&runs_a, &runs_b);
+    println!("B = {b} against A = {a} · {}", point_label(&point));
+    println!(
+        "batch {} · {} round(s) paired{}",
+        shared.batch_id,
+        pairing.pairs.len(),
+        if pairing.unpaired.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " · without a pair (a run failed or is missing): round {}",
+                pairing
+                    .unpaired
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }
+    );
+    println!();
+    println!(
+        "{:<16} {:>10}  {:<15}  verdict",
+        "figure", "B/A median", "min – max"
+    );
+    for figure in paired::compare_figures(&pairing.pairs) {
+        let range = match (
+            figure.rounds.iter().map(|r| r.ratio).reduce(f64::min),
+            figure.rounds.iter().map(|r| r.ratio).reduce(f64::max),
+        ) {
+            (Some(min), Some(max)) => format!("{min:.3} – {max:.3}"),
+            _ => "—".to_string(),
+        };
+        let (median, verdict) = match &figure.verdict {
+            Verdict::Separable { standing, ratios } => (
+                format!("{:.3}", ratios.median),
+                format!("B {} in every round", standing.as_str()),
+            ),
+            Verdict::NotSeparable => (
+                "—".to_string(),
+                "not separable: the sign flipped between rounds".to_string(),
+            ),
+            Verdict::NotComparable { reason } => {
+                ("—".to_string(), format!("not comparable: {reason}"))
+            }
+        };
+        println!(
+            "{:<16} {:>10}  {:<15}  {verdict}",
+            paired_label(figure.metric),
+            median,
+            range
+        );
+    }
+    Ok(0)
+}
+
+/// The label of a figure of [`paired::PAIRED_METRICS`].
+fn paired_label(metric: &str) -> &str {
+    match metric {
+        "us_cpu_per_record" => "µs CPU/record",
+        "added_p50_ms" => "added p50",
+        "added_p99_ms" => "added p99",
+        "consumed_per_s" => "consumed/s",
+        other => other,
+    }
+}
+
+/// A bench point in words.
+fn point_label(point: &BenchPoint<'_>) -> String {
+    format!(
+        "{} · rate {}/s · window {} s · commit {} ms · parallelism {} · {} input partition(s) · bench_version {} · this host",
+        point.workload,
+        point.rate,
+        point.window_s,
+        point.commit_interval_ms,
+        point.parallelism,
+        point.input_partitions,
+        point.bench_version
+    )
+}
+
+/// What the results hold for lines `a` and `b`, for the error when no batch
+/// has both at the point.
+fn what_exists(records: &[RunRecord], a: &str, b: &str, point: &BenchPoint<'_>) -> String {
+    let describe = |line: &str| {
+        let at_point: std::collections::BTreeSet<&str> = records
+            .iter()
+            .filter(|r| r.line == line && r.status == results::Status::Ok && point.holds(r))
+            .map(|r| r.batch_id.as_str())
+            .collect();
+        let elsewhere: std::collections::BTreeSet<String> = records
+            .iter()
+            .filter(|r| r.line == line && !point.holds(r))
+            .map(|r| {
+                let (rate, window) = (r.config.rate, r.config.window_s);
+                if (rate, window) == (point.rate, point.window_s) {
+                    format!("rate {rate} window {window} s with another configuration, bench_version or host")
+                } else {
+                    format!("rate {rate} window {window} s")
+                }
+            })
+            .collect();
+        let mut text = format!("{line}: {} batch(es) at this point", at_point.len());
+        if !elsewhere.is_empty() {
+            text.push_str(&format!(
+                ", runs elsewhere ({})",
+                elsewhere.into_iter().collect::<Vec<_>>().join(", ")
+            ));
+        }
+        text
+    };
+    format!("{}; {}", describe(a), describe(b))
 }
 
 /// `suite report`: the HTML pages from the results files.

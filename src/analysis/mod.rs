@@ -4,6 +4,7 @@
 //! so all of it is unit-tested.
 
 pub mod judge;
+pub mod paired;
 pub mod sanity;
 pub mod verify;
 pub mod window;

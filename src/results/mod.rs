@@ -28,8 +28,12 @@ pub const SCHEMA_VERSION: u32 = 1;
 pub struct RunRecord {
     pub schema: u32,
     pub run_id: String,
-    /// Runs started by one `suite run` invocation share a batch.
+    /// Runs started by one `suite run` or `suite batch` invocation share a batch.
     pub batch_id: String,
+    /// The run's round within its batch, 1-based: each round runs every line
+    /// of the batch once, so two lines' runs of one round form a pair.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub round: Option<u32>,
     /// RFC 3339, UTC.
     pub started_at: String,
     pub bench_version: u32,
@@ -389,6 +393,7 @@ mod tests {
             schema: SCHEMA_VERSION,
             run_id: run_id.into(),
             batch_id: "b".into(),
+            round: None,
             started_at: "2026-11-30T05:00:00Z".into(),
             bench_version: 1,
             host: HostInfo {
@@ -467,6 +472,18 @@ mod tests {
         assert_eq!(line["status"], "ok");
         assert_eq!(line["metrics"]["latency_p50_ms"]["better"], "lower");
         assert!(line.get("failure").is_none());
+        assert!(line.get("round").is_none(), "no round, no key");
+    }
+
+    #[test]
+    fn a_round_is_written_and_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut r = record("a");
+        r.round = Some(2);
+        let path = append_record(dir.path(), &r).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("\"round\":2"), "{text}");
+        assert_eq!(read_records(&path).unwrap()[0].round, Some(2));
     }
 
     #[test]

@@ -7,6 +7,7 @@
 //! failed run is recorded, not fatal to the batch; an interrupted run tears
 //! everything down and records nothing.
 
+pub mod batch;
 pub mod chaos;
 pub mod monitor;
 mod progress;
@@ -111,15 +112,16 @@ pub fn new_run_id(line: &str) -> String {
     )
 }
 
-/// Runs `line`, as installed in `installation`, on `workload` once and
-/// returns its record, ok or failed. Only an interruption (or a failure
-/// before anything started) is an error.
+/// Runs `line`, as installed in `installation`, on `workload` once, as
+/// `round` (1-based) of the batch, and returns its record, ok or failed. Only
+/// an interruption (or a failure before anything started) is an error.
 pub fn run_once(
     ctx: &RunContext<'_>,
     line: LineRef<'_>,
     installation: &Installation,
     workload: &Workload,
     config: &RunConfig,
+    round: u32,
 ) -> Result<RunRecord> {
     let run_id = new_run_id(&line.line.name);
     let log_dir = ctx.cache.run_dir(&run_id);
@@ -128,6 +130,7 @@ pub fn run_once(
         schema: SCHEMA_VERSION,
         run_id: run_id.clone(),
         batch_id: ctx.batch_id.clone(),
+        round: Some(round),
         started_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         bench_version: ctx.bench.bench_version,
         host: ctx.host.clone(),

@@ -4,6 +4,7 @@
 //! every test in turn, then stops the broker it started.
 
 mod bad_input;
+mod batches;
 mod products;
 mod runs;
 mod support;
@@ -18,6 +19,7 @@ fn main() {
     let mut trials = Vec::new();
     trials.extend(bad_input::trials());
     trials.extend(runs::trials());
+    trials.extend(batches::trials());
     trials.extend(verification::trials());
     trials.extend(products::trials());
     let needs_broker = !args.list;

@@ -1,0 +1,139 @@
+//! A batch of two lines interleaved round by round, and the paired
+//! comparison of its runs.
+
+use libtest_mimic::Trial;
+use streamsuite::results::Status;
+
+use crate::support::{ensure, output, records, suite};
+use crate::trial;
+
+pub fn trials() -> Vec<Trial> {
+    vec![trial(
+        "batch_interleaves_two_lines_and_compare_pairs_their_rounds",
+        batch_interleaves_two_lines_and_compare_pairs_their_rounds,
+    )]
+}
+
+/// `suite batch rustpipe rustpipe-eos --repeat 2` runs A B A B under one
+/// batch id, and `suite compare` prints the ratios of its paired rounds.
+fn batch_interleaves_two_lines_and_compare_pairs_their_rounds() -> Result<(), String> {
+    let results = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let out = output(
+        suite()
+            .args([
+                "batch",
+                "rustpipe",
+                "rustpipe-eos",
+                "--workload",
+                "stateless",
+            ])
+            .args([
+                "--repeat", "2", "--rate", "1000", "--warmup", "2", "--window", "5",
+            ])
+            .arg("--results")
+            .arg(results.path()),
+    )?;
+    ensure(out.status.success(), "the batch must succeed", &out)?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    ensure(
+        stderr.contains("round 1 of 2 · rustpipe · run 1 of 4 · at least")
+            && stderr.contains("round 2 of 2 · rustpipe-eos · run 4 of 4 · about"),
+        "a progress line names round, line and time left",
+        &out,
+    )?;
+    let runs = records(results.path(), "stateless")?;
+    let order: Vec<(&str, Option<u32>)> = runs.iter().map(|r| (r.line.as_str(), r.round)).collect();
+    ensure(
+        order
+            == [
+                ("rustpipe", Some(1)),
+                ("rustpipe-eos", Some(1)),
+                ("rustpipe", Some(2)),
+                ("rustpipe-eos", Some(2)),
+            ],
+        &format!("interleaved order with rounds, got {order:?}"),
+        &out,
+    )?;
+    ensure(
+        runs.iter().all(|r| r.batch_id == runs[0].batch_id),
+        "one batch id",
+        &out,
+    )?;
+    ensure(
+        runs.iter().all(|r| r.status == Status::Ok),
+        "every run ok",
+        &out,
+    )?;
+
+    let compare = |rate: &str| {
+        output(
+            suite()
+                .args([
+                    "compare",
+                    "rustpipe",
+                    "rustpipe-eos",
+                    "--workload",
+                    "stateless",
+                ])
+                .args(["--rate", rate, "--window", "5"])
+                .arg("--results")
+                .arg(results.path()),
+        )
+    };
+    let out = compare("1000")?;
+    ensure(out.status.success(), "compare must succeed", &out)?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    ensure(
+        stdout.contains(&format!("batch {} · 2 round(s) paired", runs[0].batch_id)),
+        "the batch and its paired rounds are named",
+        &out,
+    )?;
+    for label in ["µs CPU/record", "added p50", "added p99", "consumed/s"] {
+        ensure(
+            stdout.lines().any(|l| l.starts_with(label)),
+            &format!("a row for {label}"),
+            &out,
+        )?;
+    }
+    // Both lines used CPU in both rounds: the CPU figure is a ratio, never
+    // "not comparable", and its median is the median of the two rounds'.
+    let cpu_row = stdout
+        .lines()
+        .find(|l| l.starts_with("µs CPU/record"))
+        .unwrap_or_default();
+    let ratio = |round: usize| {
+        let value = |i: usize| runs[i].metrics.get("us_cpu_per_record").map(|m| m.value);
+        match (value(2 * round), value(2 * round + 1)) {
+            (Some(a), Some(b)) => Ok(b / a),
+            _ => Err("us_cpu_per_record missing".to_string()),
+        }
+    };
+    let (r1, r2) = (ratio(0)?, ratio(1)?);
+    if (r1 > 1.0) == (r2 > 1.0) {
+        let median = format!("{:.3}", (r1 + r2) / 2.0);
+        let standing = if r1 > 1.0 { "B worse" } else { "B better" };
+        ensure(
+            cpu_row.contains(&median) && cpu_row.contains(&format!("{standing} in every round")),
+            &format!("CPU row shows median {median} and `{standing}`: {cpu_row}"),
+            &out,
+        )?;
+    } else {
+        ensure(
+            cpu_row.contains("not separable"),
+            &format!("a flipped sign is not separable: {cpu_row}"),
+            &out,
+        )?;
+    }
+
+    let missing = compare("2000")?;
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    ensure(
+        !missing.status.success()
+            && stderr.contains("no batch in")
+            && stderr.contains(
+                "rustpipe: 0 batch(es) at this point, runs elsewhere (rate 1000 window 5 s)",
+            ),
+        "no batch at another rate is a clear error naming what exists",
+        &missing,
+    )
+}
