@@ -48,6 +48,7 @@ fn gendata_plan(args: GendataArgs) -> GendataPlan {
         start_us,
         window_start_us: args.window_start_us.unwrap_or(start_us),
         end_us: args.end_us,
+        max_records: args.max_records,
         summary: args.summary,
     }
 }
@@ -197,8 +198,24 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
         );
     }
     let defaults = &suite.bench.run;
-    let window_s = args.window.unwrap_or(defaults.window_s);
-    if let Err(min) = defaults.check_window(window_s) {
+    if args.drain == Some(0) {
+        anyhow::bail!(
+            "--drain 0 leaves nothing to consume; give the number of records to pre-fill"
+        );
+    }
+    // A drain run has no schedule: no rate, no warm-up, no window.
+    let drain = args.drain.is_some();
+    let window_s = if drain {
+        0
+    } else {
+        args.window.unwrap_or(defaults.window_s)
+    };
+    let too_short = if drain {
+        Ok(())
+    } else {
+        defaults.check_window(window_s)
+    };
+    if let Err(min) = too_short {
         anyhow::bail!(
             "--window {window_s} is too short: a window must span at least {MIN_WINDOW_SAMPLES} \
              samples, {min} s at bench.yaml's run.sample_interval_ms {}; use --window {min} or more",
@@ -206,14 +223,23 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
         );
     }
     let config = RunConfig {
-        rate: args.rate.unwrap_or(defaults.rate),
-        warmup_s: args.warmup.unwrap_or(defaults.warmup_s),
+        rate: if drain {
+            0
+        } else {
+            args.rate.unwrap_or(defaults.rate)
+        },
+        warmup_s: if drain {
+            0
+        } else {
+            args.warmup.unwrap_or(defaults.warmup_s)
+        },
         window_s,
         seed: defaults.seed,
         commit_interval_ms: defaults.commit_interval_ms,
         parallelism: defaults.parallelism,
         sample_interval_ms: defaults.sample_interval_ms,
         input_partitions: workload.input.partitions,
+        drain_records: args.drain,
     };
     if let Some(plan) = args.chaos {
         if plan.kill_at_s >= config.window_s {

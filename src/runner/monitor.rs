@@ -17,8 +17,9 @@ use super::RunNames;
 pub struct Watched {
     pub product: i32,
     pub broker: Option<i32>,
-    pub gendata: i32,
-    pub probe: i32,
+    /// None when the helper does not run (a drain run's pre-fill is over).
+    pub gendata: Option<i32>,
+    pub probe: Option<i32>,
 }
 
 /// Samples a run's product, harness and host.
@@ -74,10 +75,15 @@ impl<'a> Monitor<'a> {
         let procs_at_us = now_us();
         let all = sampler::all_processes();
         let tree = |root: i32| sampler::read_tree(root, &all, self.page_size);
+        // A helper that does not run reads as an empty tree.
+        let helper = |root: Option<i32>| match root {
+            Some(root) => tree(root),
+            None => sampler::read_tree(0, &[], self.page_size),
+        };
         let product = tree(self.watched.product);
         let broker = self.watched.broker.map(tree);
-        let gendata = tree(self.watched.gendata);
-        let probe = tree(self.watched.probe);
+        let gendata = helper(self.watched.gendata);
+        let probe = helper(self.watched.probe);
         let host = sampler::read_host_ticks();
         let committed_at_us = now_us();
         let committed = self.offsets.committed(&names.input)?;
