@@ -4,6 +4,7 @@
 //! every test in turn, then stops the broker it started.
 
 mod bad_input;
+mod drain;
 mod products;
 mod runs;
 mod support;
@@ -20,6 +21,7 @@ fn main() {
     trials.extend(runs::trials());
     trials.extend(verification::trials());
     trials.extend(products::trials());
+    trials.extend(drain::trials());
     let needs_broker = !args.list;
     let broker = needs_broker.then(support::BrokerGuard::start);
     let conclusion = libtest_mimic::run(&args, trials);
