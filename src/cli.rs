@@ -78,6 +78,10 @@ pub struct RunArgs {
     /// When another run holds this host, refuse at once instead of waiting for it.
     #[arg(long)]
     pub no_wait: bool,
+    /// A drain run: pre-fill the input with N records before the product
+    /// starts, then time how fast it consumes them (its read capacity).
+    #[arg(long, value_name = "N", conflicts_with_all = ["rate", "warmup", "window", "chaos"])]
+    pub drain: Option<u64>,
 }
 
 #[derive(Debug, Args)]
@@ -205,6 +209,9 @@ pub struct GendataArgs {
     /// When to stop, epoch microseconds.
     #[arg(long)]
     pub end_us: i64,
+    /// Stop after this many records as well (sequence numbers 0..N).
+    #[arg(long)]
+    pub max_records: Option<u64>,
     /// Write the summary here as JSON (default: standard output).
     #[arg(long)]
     pub summary: Option<PathBuf>,

@@ -52,6 +52,7 @@ fn gendata_plan(args: GendataArgs) -> GendataPlan {
         start_us,
         window_start_us: args.window_start_us.unwrap_or(start_us),
         end_us: args.end_us,
+        max_records: args.max_records,
         summary: args.summary,
     }
 }
@@ -206,6 +207,7 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
             results: args.results,
             no_wait: args.no_wait,
             chaos: args.chaos,
+            drain: args.drain,
         },
     )
 }
@@ -243,6 +245,7 @@ fn batch(suite: &Suite, args: BatchArgs) -> Result<i32> {
             results: args.results,
             no_wait: args.no_wait,
             chaos: None,
+            drain: None,
         },
     )
 }
@@ -302,6 +305,8 @@ struct LinesRequest<'s> {
     results: Option<std::path::PathBuf>,
     no_wait: bool,
     chaos: Option<ChaosPlan>,
+    /// Records to pre-fill for a drain run.
+    drain: Option<u64>,
 }
 
 /// The one path of `suite run` and `suite batch`: validate, take the run
@@ -310,8 +315,24 @@ struct LinesRequest<'s> {
 fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<i32> {
     let workload = request.workload;
     let defaults = &suite.bench.run;
-    let window_s = request.window.unwrap_or(defaults.window_s);
-    if let Err(min) = defaults.check_window(window_s) {
+    if request.drain == Some(0) {
+        anyhow::bail!(
+            "--drain 0 leaves nothing to consume; give the number of records to pre-fill"
+        );
+    }
+    // A drain run has no schedule: no rate, no warm-up, no window.
+    let drain = request.drain.is_some();
+    let window_s = if drain {
+        0
+    } else {
+        request.window.unwrap_or(defaults.window_s)
+    };
+    let too_short = if drain {
+        Ok(())
+    } else {
+        defaults.check_window(window_s)
+    };
+    if let Err(min) = too_short {
         anyhow::bail!(
             "--window {window_s} is too short: a window must span at least {MIN_WINDOW_SAMPLES} \
              samples, {min} s at bench.yaml's run.sample_interval_ms {}; use --window {min} or more",
@@ -319,14 +340,23 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<i32> {
         );
     }
     let config = RunConfig {
-        rate: request.rate.unwrap_or(defaults.rate),
-        warmup_s: request.warmup.unwrap_or(defaults.warmup_s),
+        rate: if drain {
+            0
+        } else {
+            request.rate.unwrap_or(defaults.rate)
+        },
+        warmup_s: if drain {
+            0
+        } else {
+            request.warmup.unwrap_or(defaults.warmup_s)
+        },
         window_s,
         seed: defaults.seed,
         commit_interval_ms: defaults.commit_interval_ms,
         parallelism: defaults.parallelism,
         sample_interval_ms: defaults.sample_interval_ms,
         input_partitions: workload.input.partitions,
+        drain_records: request.drain,
     };
     if let Some(plan) = request.chaos {
         if plan.kill_at_s >= config.window_s {

@@ -9,8 +9,8 @@ use crate::config::Tolerances;
 use crate::gendata::GendataSummary;
 use crate::probe::{ProbeSummary, PROBE_BEHIND_LIMIT_MS};
 use crate::results::{
-    flag, Better, Metric, Regime, Resources, RunConfig, Sanity, SanityVerdict, Series,
-    Verification, VerificationVerdict,
+    flag, Better, Metric, Regime, ResourceSummary, Resources, RunConfig, Sanity, SanityVerdict,
+    Series, Verification, VerificationVerdict,
 };
 
 use super::sanity::{judge_sanity, SanityInputs};
@@ -244,43 +244,7 @@ pub fn judge(m: &JudgeInputs<'_>) -> Judgement {
 
     // efficiency
     if let Some(p) = &resources.product {
-        let cpu_unit = "% of one core";
-        j.put("cpu_avg_pct", p.cpu_avg_pct, cpu_unit, Better::Lower);
-        j.put("cpu_p95_pct", p.cpu_p95_pct, cpu_unit, Better::Lower);
-        j.put("mem_avg_mb", p.mem_avg_mb, "MB", Better::Lower);
-        j.put("mem_max_mb", p.mem_max_mb, "MB", Better::Lower);
-        if let Some(rss) = p.rss_avg_mb {
-            j.put("rss_avg_mb", rss, "MB", Better::Lower);
-        }
-        j.maybe(
-            "uss_avg_mb",
-            p.uss_avg_mb,
-            "MB",
-            Better::Lower,
-            "the product's smaps_rollup could not be read at every sample",
-        );
-        j.put("samples", p.samples as f64, "samples", Better::Higher);
-        j.maybe(
-            "rows_per_s_per_core",
-            rows_per_s_per_core(flow.consumed_per_s, p.cpu_avg_pct),
-            "records/s per core",
-            Better::Higher,
-            "the product used no measurable CPU",
-        );
-        j.maybe(
-            "us_cpu_per_record",
-            us_cpu_per_record(flow.consumed_per_s, p.cpu_avg_pct),
-            "us",
-            Better::Lower,
-            "the product consumed no records",
-        );
-        j.maybe(
-            "rows_per_s_per_gb",
-            rows_per_s_per_gb(flow.consumed_per_s, p.mem_avg_mb),
-            "records/s per GB",
-            Better::Higher,
-            "the product's memory could not be read",
-        );
+        put_efficiency(&mut j, p, flow.consumed_per_s);
     }
 
     // latency
@@ -391,7 +355,59 @@ pub fn judge(m: &JudgeInputs<'_>) -> Judgement {
         j.flags.push(flag::SANITY_WARNING);
     }
     j.sanity = Some(sanity);
-    match m.verified {
+    put_verification(&mut j, m.verified);
+
+    j.regime = Some(regime);
+    j.series = Some(window::series(m.samples, m.window_start_us, m.ticks_per_s));
+    j.resources = Some(resources);
+    j
+}
+
+/// CPU, memory and the efficiency figures of the product's tree, with
+/// `consumed_per_s` as the rate the efficiency is of.
+fn put_efficiency(j: &mut Judgement, p: &ResourceSummary, consumed_per_s: f64) {
+    let cpu_unit = "% of one core";
+    j.put("cpu_avg_pct", p.cpu_avg_pct, cpu_unit, Better::Lower);
+    j.put("cpu_p95_pct", p.cpu_p95_pct, cpu_unit, Better::Lower);
+    j.put("mem_avg_mb", p.mem_avg_mb, "MB", Better::Lower);
+    j.put("mem_max_mb", p.mem_max_mb, "MB", Better::Lower);
+    if let Some(rss) = p.rss_avg_mb {
+        j.put("rss_avg_mb", rss, "MB", Better::Lower);
+    }
+    j.maybe(
+        "uss_avg_mb",
+        p.uss_avg_mb,
+        "MB",
+        Better::Lower,
+        "the product's smaps_rollup could not be read at every sample",
+    );
+    j.put("samples", p.samples as f64, "samples", Better::Higher);
+    j.maybe(
+        "rows_per_s_per_core",
+        rows_per_s_per_core(consumed_per_s, p.cpu_avg_pct),
+        "records/s per core",
+        Better::Higher,
+        "the product used no measurable CPU",
+    );
+    j.maybe(
+        "us_cpu_per_record",
+        us_cpu_per_record(consumed_per_s, p.cpu_avg_pct),
+        "us",
+        Better::Lower,
+        "the product consumed no records",
+    );
+    j.maybe(
+        "rows_per_s_per_gb",
+        rows_per_s_per_gb(consumed_per_s, p.mem_avg_mb),
+        "records/s per GB",
+        Better::Higher,
+        "the product's memory could not be read",
+    );
+}
+
+/// The verification, and its verdict as a flag.
+fn put_verification(j: &mut Judgement, verified: &Verified) {
+    match verified {
         Verified::Checked { verification, .. } => {
             match verification.verdict {
                 VerificationVerdict::Passed => {}
@@ -402,9 +418,221 @@ pub fn judge(m: &JudgeInputs<'_>) -> Judgement {
         }
         Verified::Skipped(why) => j.not_applies("verification", why),
     }
+}
 
-    j.regime = Some(regime);
-    j.series = Some(window::series(m.samples, m.window_start_us, m.ticks_per_s));
+/// Everything a drain run's figures are judged from.
+#[derive(Debug, Clone, Copy)]
+pub struct DrainInputs<'a> {
+    /// Records pre-filled: the backlog the product drains.
+    pub records: u64,
+    /// When the product reported itself ready, epoch microseconds.
+    pub ready_us: i64,
+    /// (read time, committed offset) of every poll of the product's
+    /// committed input offset, from its readiness on.
+    pub progress: &'a [(i64, i64)],
+    /// Samples from the product's readiness to the drain's end.
+    pub samples: &'a [Sample],
+    pub ticks_per_s: f64,
+    pub config: &'a RunConfig,
+    /// gendata's account of the pre-fill.
+    pub prefill: &'a GendataSummary,
+    pub verified: &'a Verified,
+    /// How long the product was given to drain, seconds.
+    pub bound_s: f64,
+    pub tolerances: &'a Tolerances,
+}
+
+/// The span over which a drain is timed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DrainSpan {
+    /// The first poll that saw the committed offset above zero.
+    pub first_us: i64,
+    /// The committed offset at that poll.
+    pub first_committed: u64,
+    /// The first poll that saw the whole backlog committed; None when the
+    /// bound ran out first.
+    pub end_us: Option<i64>,
+    /// The highest committed offset seen.
+    pub committed_max: u64,
+}
+
+/// The drain's span from the polls of the committed offset; None when the
+/// product committed nothing.
+pub fn drain_span(progress: &[(i64, i64)], records: u64) -> Option<DrainSpan> {
+    let &(first_us, first) = progress.iter().find(|(_, c)| *c > 0)?;
+    let end_us = progress
+        .iter()
+        .find(|(_, c)| *c >= 0 && *c as u64 >= records)
+        .map(|&(at, _)| at);
+    let committed_max = progress.iter().map(|&(_, c)| c.max(0) as u64).max()?;
+    Some(DrainSpan {
+        first_us,
+        first_committed: first as u64,
+        end_us,
+        committed_max,
+    })
+}
+
+/// Drain capacity, records/s: the records committed from the first commit
+/// seen to the one that completed the backlog, over the seconds between the
+/// two. Records the first commit covers are left out: their time includes
+/// the product's start-up and its group join, which are no read capacity.
+pub fn drain_capacity(span: &DrainSpan, records: u64) -> Result<f64, String> {
+    let Some(end_us) = span.end_us else {
+        return Err(format!(
+            "the product had committed {} of {records} records when the drain bound ran out",
+            span.committed_max
+        ));
+    };
+    let seconds = (end_us - span.first_us) as f64 / 1e6;
+    if seconds <= 0.0 {
+        return Err(
+            "the first commit seen covered the whole backlog; use a larger --drain".to_string(),
+        );
+    }
+    Ok(records.saturating_sub(span.first_committed) as f64 / seconds)
+}
+
+/// Judges one drain run. A drain has no schedule and no window: the regime
+/// is draining by design, no latency is quoted and gendata (which finished
+/// before the product started) cannot have fallen behind.
+pub fn judge_drain(m: &DrainInputs<'_>) -> Judgement {
+    let mut j = Judgement::default();
+    if m.prefill.delivery_errors > 0 || m.prefill.records_acked < m.records {
+        j.failure = Some(format!(
+            "the pre-fill delivered {} of {} records ({} refused)",
+            m.prefill.records_acked, m.records, m.prefill.delivery_errors
+        ));
+    }
+    let why_latency = "a drain run has no schedule: every record was written before the \
+                       product started, so its age measures the backlog, not the product";
+    for name in ["latency", "added_p50_ms", "added_p99_ms"] {
+        j.not_applies(name, why_latency);
+    }
+    j.not_applies(
+        "offered_per_s",
+        "a drain run offers its records before the product starts",
+    );
+    j.not_applies(
+        "lag_drift",
+        "a drain run's backlog only shrinks: its regime is draining by design",
+    );
+
+    // the drain's span and its figures
+    let span = drain_span(m.progress, m.records);
+    let capacity = match &span {
+        Some(span) => drain_capacity(span, m.records),
+        None => Err(format!(
+            "the product committed nothing within the drain bound of {:.0} s",
+            m.bound_s
+        )),
+    };
+    match &capacity {
+        Ok(per_s) => j.put("drain_capacity_per_s", *per_s, RATE, Better::Higher),
+        Err(why) => j.not_applies("drain_capacity_per_s", why),
+    }
+    if let Some(span) = &span {
+        j.put(
+            "drain_first_commit_s",
+            (span.first_us - m.ready_us) as f64 / 1e6,
+            "s",
+            Better::Lower,
+        );
+        if let Some(end_us) = span.end_us {
+            j.put(
+                "drain_s",
+                (end_us - span.first_us) as f64 / 1e6,
+                "s",
+                Better::Lower,
+            );
+        }
+    }
+    // The samples of the span: from the first commit on, up to the first
+    // sample that saw the whole backlog committed.
+    let in_span: Vec<Sample> = match &span {
+        Some(span) => {
+            let mut rows = Vec::new();
+            for s in m
+                .samples
+                .iter()
+                .filter(|s| s.committed_at_us >= span.first_us)
+            {
+                rows.push(s.clone());
+                if s.committed >= 0 && s.committed as u64 >= m.records {
+                    break;
+                }
+            }
+            rows
+        }
+        None => Vec::new(),
+    };
+    let span_s = match (in_span.first(), in_span.last()) {
+        (Some(a), Some(b)) => (b.committed_at_us - a.committed_at_us) as f64 / 1e6,
+        _ => 0.0,
+    };
+    let flow = window::flow(&in_span, span_s);
+    let short = "the drain spanned fewer than two samples; use a larger --drain";
+    match &flow {
+        Some(flow) => j.put("consumed_per_s", flow.consumed_per_s, RATE, Better::Higher),
+        None => j.not_applies("consumed_per_s", short),
+    }
+    let resources = Resources {
+        product: window::summarize(&in_span, m.ticks_per_s, |r| Some(&r.product)),
+        broker: window::summarize(&in_span, m.ticks_per_s, |r| r.broker.as_ref()),
+        gendata: None,
+        probe: None,
+        host: window::host_load(&in_span),
+    };
+    if resources
+        .host
+        .as_ref()
+        .is_some_and(|h| h.busy_avg_pct > m.tolerances.host_busy_pct)
+    {
+        j.flags.push(flag::HOST_SATURATED);
+    }
+    let slow_samples = window::slow_samples(&in_span);
+    if slow_samples > 0 {
+        j.flags.push(flag::SLOW_SAMPLES);
+    }
+    j.put(
+        "slow_samples",
+        slow_samples as f64,
+        "samples",
+        Better::Lower,
+    );
+    match (&resources.product, &capacity) {
+        (Some(p), Ok(per_s)) => put_efficiency(&mut j, p, *per_s),
+        (Some(p), Err(_)) => put_efficiency(&mut j, p, flow.map_or(0.0, |f| f.consumed_per_s)),
+        (None, _) => j.not_applies("cpu_avg_pct", short),
+    }
+
+    // sanity and verification over the whole input
+    if let Verified::Checked {
+        verification,
+        breach_rate,
+        enrichment,
+    } = m.verified
+    {
+        let consumed = verification.committed_offset.min(m.records);
+        let sanity = judge_sanity(&SanityInputs {
+            output: verification.output_records,
+            consumed,
+            expected_selectivity: (m.config.input_partitions == 1)
+                .then(|| expected_selectivity(m.config.seed, 0, consumed))
+                .flatten(),
+            tolerance: m.tolerances.selectivity,
+            breach_rate: *breach_rate,
+            enrichment: *enrichment,
+        });
+        if sanity.verdict != SanityVerdict::Ok {
+            j.flags.push(flag::SANITY_WARNING);
+        }
+        j.sanity = Some(sanity);
+    }
+    put_verification(&mut j, m.verified);
+
+    j.regime = Some(Regime::Draining);
+    j.series = Some(window::series(m.samples, m.ready_us, m.ticks_per_s));
     j.resources = Some(resources);
     j
 }
@@ -434,6 +662,7 @@ mod tests {
             parallelism: 1,
             sample_interval_ms: 1000,
             input_partitions: 1,
+            drain_records: None,
         }
     }
 
@@ -755,5 +984,139 @@ mod tests {
             enrichment: (0, 0),
         };
         assert!(c.judge().flags.contains(&flag::VERIFICATION_FAILED));
+    }
+
+    /// A crafted drain of `records` at 100k/s: ready at 0 s, the first
+    /// commit at 3 s, a commit every 10 ms after it, polls every 20 ms up to
+    /// `until_s`; samples every second at 100 % of one core while draining.
+    struct CraftedDrain {
+        records: u64,
+        progress: Vec<(i64, i64)>,
+        samples: Vec<Sample>,
+        config: RunConfig,
+        prefill: GendataSummary,
+        verified: Verified,
+    }
+
+    impl CraftedDrain {
+        fn new(records: u64, until_s: f64) -> CraftedDrain {
+            let committed_at = |t: f64| -> i64 {
+                if t < 3.0 {
+                    -1001
+                } else {
+                    let t = (t * 100.0).floor() / 100.0; // commits every 10 ms
+                    ((t - 3.0) * 100_000.0).round().min(records as f64) as i64
+                }
+            };
+            let polls = (until_s / 0.02).round() as i64;
+            let progress = (0..=polls)
+                .map(|k| (k * 20_000, committed_at(k as f64 * 0.02)))
+                .collect();
+            let samples = (0..=until_s.floor() as usize)
+                .map(|i| {
+                    let t = i as f64;
+                    let busy = (t - 3.0).clamp(0.0, 5.0) as u64 * 100;
+                    row(t, committed_at(t), records as i64, busy, 10)
+                })
+                .collect();
+            let mut config = config(0);
+            config.rate = 0;
+            config.warmup_s = 0;
+            config.drain_records = Some(records);
+            let mut prefill = gendata(records, 900.0, 1500.0);
+            prefill.records_acked = records;
+            let mut verified = verification(VerificationVerdict::Passed);
+            verified.committed_offset = records;
+            verified.input_records = records;
+            verified.output_records = records * 29 / 100;
+            CraftedDrain {
+                records,
+                progress,
+                samples,
+                config,
+                prefill,
+                verified: Verified::Checked {
+                    verification: verified,
+                    breach_rate: Some(0.2),
+                    enrichment: (1000, 0),
+                },
+            }
+        }
+
+        fn judge(&self) -> Judgement {
+            judge_drain(&DrainInputs {
+                records: self.records,
+                ready_us: 0,
+                progress: &self.progress,
+                samples: &self.samples,
+                ticks_per_s: 100.0,
+                config: &self.config,
+                prefill: &self.prefill,
+                verified: &self.verified,
+                bound_s: 60.0,
+                tolerances: &tolerances(),
+            })
+        }
+    }
+
+    #[test]
+    fn a_drain_is_timed_from_the_first_commit_seen_to_the_last() {
+        let j = CraftedDrain::new(500_000, 10.0).judge();
+        assert!(j.failure.is_none(), "{:?}", j.failure);
+        assert_eq!(j.regime, Some(Regime::Draining));
+        // first commit seen at 3.02 s (2000 records), the last at 8.00 s
+        let expected = (500_000.0 - 2000.0) / (8.0 - 3.02);
+        assert!((value(&j, "drain_capacity_per_s") - expected).abs() < 1e-6);
+        assert!((value(&j, "drain_first_commit_s") - 3.02).abs() < 1e-9);
+        assert!((value(&j, "drain_s") - 4.98).abs() < 1e-9);
+        let slope = value(&j, "consumed_per_s");
+        assert!((slope - 100_000.0).abs() < 1.0, "{slope}");
+        assert!((value(&j, "cpu_avg_pct") - 100.0).abs() < 1e-9);
+        assert!((value(&j, "rows_per_s_per_core") - expected).abs() < 1e-6);
+        assert_eq!(j.metrics["drain_capacity_per_s"].better, Better::Higher);
+    }
+
+    #[test]
+    fn a_drain_quotes_no_latency_and_is_never_generator_behind() {
+        // the pre-fill was 900 ms "late" at p99: unpaced, that means nothing
+        let j = CraftedDrain::new(500_000, 10.0).judge();
+        assert!(j.flags.is_empty(), "{:?}", j.flags);
+        assert!(j.sanity.is_some_and(|s| s.verdict == SanityVerdict::Ok));
+        assert!(!j.metrics.keys().any(|k| k.starts_with("latency")));
+        assert!(j.not_applicable["latency"].contains("no schedule"));
+        assert!(!j.metrics.contains_key("offered_per_s"));
+        assert!(!j.metrics.contains_key("lag_drift"));
+    }
+
+    #[test]
+    fn a_drain_that_runs_out_of_time_quotes_no_capacity() {
+        let j = CraftedDrain::new(500_000, 6.0).judge();
+        assert!(!j.metrics.contains_key("drain_capacity_per_s"));
+        assert!(!j.metrics.contains_key("drain_s"));
+        let why = &j.not_applicable["drain_capacity_per_s"];
+        assert!(why.contains("300000 of 500000"), "{why}");
+        assert!(j.metrics.contains_key("consumed_per_s"));
+    }
+
+    #[test]
+    fn a_drain_committed_in_one_go_quotes_no_capacity() {
+        let mut d = CraftedDrain::new(500_000, 10.0);
+        for (at, c) in d.progress.iter_mut() {
+            *c = if *at >= 5_000_000 { 500_000 } else { -1001 };
+        }
+        let j = d.judge();
+        assert!(j.not_applicable["drain_capacity_per_s"].contains("larger --drain"));
+        d.progress.iter_mut().for_each(|p| p.1 = -1001);
+        let j = d.judge();
+        assert!(j.not_applicable["drain_capacity_per_s"].contains("committed nothing"));
+        assert!(!j.metrics.contains_key("drain_first_commit_s"));
+    }
+
+    #[test]
+    fn a_short_prefill_fails_the_drain() {
+        let mut d = CraftedDrain::new(500_000, 10.0);
+        d.prefill.records_acked = 499_000;
+        let j = d.judge();
+        assert!(j.failure.unwrap().contains("499000 of 500000"));
     }
 }

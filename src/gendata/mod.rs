@@ -42,6 +42,9 @@ pub struct GendataPlan {
     pub window_start_us: i64,
     /// When to stop, epoch microseconds.
     pub end_us: i64,
+    /// Stop after this many records as well (sequence numbers `0..n`): a
+    /// drain run's pre-fill.
+    pub max_records: Option<u64>,
     /// Where the summary goes as JSON (standard output when `None`).
     pub summary: Option<PathBuf>,
 }
@@ -159,7 +162,12 @@ fn producer_config(bootstrap: &str) -> ClientConfig {
     config
 }
 
-/// Runs gendata until `plan.end_us`, then prints or writes its summary.
+/// Records to have sent by now: the schedule's `due`, capped at the plan's limit.
+fn due_within_limit(due: u64, max_records: Option<u64>) -> u64 {
+    max_records.map_or(due, |limit| due.min(limit))
+}
+
+/// Runs gendata until `plan.end_us` (or its record limit), then prints or writes its summary.
 pub fn run(plan: &GendataPlan) -> Result<()> {
     let tally = Arc::new(DeliveryTally::new(plan.start_us, plan.window_start_us)?);
     let producer: ThreadedProducer<TallyContext> = producer_config(&plan.bootstrap)
@@ -177,7 +185,7 @@ pub fn run(plan: &GendataPlan) -> Result<()> {
         if now >= plan.end_us {
             break;
         }
-        let due = schedule.due(now);
+        let due = due_within_limit(schedule.due(now), plan.max_records);
         while seq < due {
             let slot = if schedule.is_unpaced() {
                 now_us()
@@ -201,6 +209,9 @@ pub fn run(plan: &GendataPlan) -> Result<()> {
             if schedule.is_unpaced() && seq.is_multiple_of(1024) {
                 continue 'outer;
             }
+        }
+        if plan.max_records.is_some_and(|limit| seq >= limit) {
+            break;
         }
         if !schedule.is_unpaced() {
             sleep_until_us(schedule.slot_us(seq).min(plan.end_us));
@@ -257,6 +268,14 @@ mod tests {
         for slot in [start, start + 1, start + 200, start + 3_600_000_000] {
             assert_eq!(slot_from_opaque(start, slot_opaque(start, slot)), slot);
         }
+    }
+
+    #[test]
+    fn the_record_limit_caps_what_is_due() {
+        assert_eq!(due_within_limit(u64::MAX, Some(200_000)), 200_000);
+        assert_eq!(due_within_limit(150, Some(200_000)), 150);
+        assert_eq!(due_within_limit(u64::MAX, None), u64::MAX);
+        assert_eq!(due_within_limit(0, Some(0)), 0);
     }
 
     #[test]

@@ -4,8 +4,10 @@
 //!
 //! An install counts only once its marker file exists; the marker is written
 //! last, so an install that failed or was interrupted is redone from scratch.
-//! A cargo build has no marker: cargo runs at every start and knows itself
-//! whether the binary is up to date. The tools' output goes to `install.log`
+//! A cargo build of the workspace as it is has no marker: cargo runs at
+//! every start and knows itself whether the binary is up to date. A cargo
+//! build at a git revision (`--version REV`) is one install per commit, with
+//! its marker (see [`revision`]). The tools' output goes to `install.log`
 //! in the install folder, never to the console.
 
 use std::fs::{self, File};
@@ -19,7 +21,7 @@ use std::time::Duration;
 use anyhow::{bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
-use super::cargo;
+use super::{cargo, revision};
 use crate::cache::Cache;
 use crate::config::{Install, Product};
 use crate::interrupt::{Interrupt, Interrupted};
@@ -160,14 +162,11 @@ pub fn ensure_installed(
     let name = &product.name;
     match &product.install {
         Install::Builtin if version.is_some() => bail!(
-            "{name} is part of the suite and runs its version ({}); --version applies to pip and maven installs",
+            "{name} is part of the suite and runs its version ({}); --version applies to pip, maven and cargo installs",
             product.resolved_version()
         ),
         Install::Binary { .. } if version.is_some() => bail!(
-            "{name} runs the binary this machine has; --version applies to pip and maven installs"
-        ),
-        Install::Cargo { .. } if version.is_some() => bail!(
-            "{name} is built from its Cargo workspace as it is; --version applies to pip and maven installs"
+            "{name} runs the binary this machine has; --version applies to pip, maven and cargo installs"
         ),
         Install::Builtin => Ok(Installation {
             version: product.resolved_version(),
@@ -182,11 +181,14 @@ pub fn ensure_installed(
             }),
             Err(hint) => bail!("{name} is not installed here: {hint}"),
         },
-        Install::Cargo { package, .. } => match cargo_ready(product) {
-            Ok((cargo, source)) => {
+        Install::Cargo { package, .. } => match (cargo_ready(product), version) {
+            (Ok((cargo, source)), None) => {
                 build_with_cargo(product, package, &cargo, &source, cache, interrupt)
             }
-            Err(hint) => bail!("{name} cannot be built here: {hint}"),
+            (Ok((cargo, source)), Some(rev)) => {
+                build_revision(product, package, &cargo, &source, rev, cache, interrupt)
+            }
+            (Err(hint), _) => bail!("{name} cannot be built here: {hint}"),
         },
         Install::Maven { .. } | Install::Pip { .. } => {
             let version = chosen_version(product, version);
@@ -268,17 +270,93 @@ fn build_with_cargo(
     let dir = cache.product_dir(name, &product.resolved_version());
     let _lock = InstallLock::acquire(&dir, interrupt)?;
     fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let step = cargo::build_command(cargo, source, package);
+    let message = format!("building {name} with cargo in {} ...", source.display());
+    let built = run_cargo(name, step, cargo, &dir, package, &message, interrupt)?;
+    Ok(Installation {
+        version: built.version,
+        dir: None,
+        bin: Some(built.bin),
+    })
+}
+
+/// Builds `package` at the git revision `rev` of the repository holding its
+/// workspace, once per commit (see [`revision`]), and finds its binary.
+fn build_revision(
+    product: &Product,
+    package: &str,
+    cargo: &Path,
+    source: &Path,
+    rev: &str,
+    cache: &Cache,
+    interrupt: &Interrupt,
+) -> Result<Installation> {
+    let name = &product.name;
+    let workspace = cargo::manifest_above(source)
+        .and_then(|m| m.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| source.to_path_buf());
+    let revision = revision::resolve(name, &workspace, rev)?;
+    let dir = cache.product_dir(name, &revision.commit);
+    let installed = |bin: PathBuf| Installation {
+        version: revision.version(),
+        dir: None,
+        bin: Some(bin),
+    };
+    if let Some(bin) = built_revision(&dir) {
+        return Ok(installed(bin));
+    }
+    revision::check_package(name, &revision, package)?;
+    let _lock = InstallLock::acquire(&dir, interrupt)?;
+    // Another suite may have built it while we waited.
+    if let Some(bin) = built_revision(&dir) {
+        return Ok(installed(bin));
+    }
+    fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let tree = dir.join("src");
+    revision::add_worktree(&revision, &tree)?;
+    let mut step = cargo::build_command(
+        cargo,
+        &revision::workspace_in(&revision, &workspace, &tree),
+        package,
+    );
+    // Its own target folder, kept: later runs of this commit start at once.
+    step.env("CARGO_TARGET_DIR", dir.join("target"));
+    let message = format!(
+        "building {name} at {} in {} (the first build of a commit takes minutes) ...",
+        revision.version(),
+        tree.display()
+    );
+    let built = run_cargo(name, step, cargo, &dir, package, &message, interrupt)?;
+    fs::write(dir.join(MARKER), built.bin.to_string_lossy().as_bytes())
+        .with_context(|| format!("writing {}", dir.join(MARKER).display()))?;
+    Ok(installed(built.bin))
+}
+
+/// The binary of a whole build of one revision in `dir`: its marker names it.
+fn built_revision(dir: &Path) -> Option<PathBuf> {
+    let text = fs::read_to_string(dir.join(MARKER)).ok()?;
+    let bin = PathBuf::from(text.trim());
+    is_executable(&bin).then_some(bin)
+}
+
+/// Runs the cargo build `step`, its log and messages kept in `dir`, and
+/// finds the binary of `package` it made.
+fn run_cargo(
+    name: &str,
+    mut step: Command,
+    cargo: &Path,
+    dir: &Path,
+    package: &str,
+    message: &str,
+    interrupt: &Interrupt,
+) -> Result<cargo::Built> {
     let (log, messages) = (dir.join(LOG), dir.join(CARGO_MESSAGES));
-    let mut step = cargo::build_command(cargo, source, package);
     let mut out = File::create(&log).with_context(|| format!("creating {}", log.display()))?;
     writeln!(out, "{step:?}")?;
     let json =
         File::create(&messages).with_context(|| format!("creating {}", messages.display()))?;
     step.stdin(Stdio::null()).stdout(json).stderr(out);
-    let _spinner = Spinner::start(&format!(
-        "building {name} with cargo in {} ...",
-        source.display()
-    ));
+    let _spinner = Spinner::start(message);
     let cannot_start = format!("building {name}: could not run `{}`", cargo.display());
     let status = process::run_tool(&mut step, interrupt, &cannot_start)?;
     if !status.success() {
@@ -289,12 +367,7 @@ fn build_with_cargo(
     }
     let text =
         fs::read_to_string(&messages).with_context(|| format!("reading {}", messages.display()))?;
-    let built = cargo::built_binary(&text, package).with_context(|| format!("building {name}"))?;
-    Ok(Installation {
-        version: built.version,
-        dir: None,
-        bin: Some(built.bin),
-    })
+    cargo::built_binary(&text, package).with_context(|| format!("building {name}"))
 }
 
 /// `mvn package` of the product's pom, building into `<dir>/build`.
@@ -519,7 +592,10 @@ mod tests {
         let err = ensure_installed(&p, Some("9"), &cache(dir.path()), &Interrupt::none())
             .unwrap_err()
             .to_string();
-        assert!(err.contains("--version applies to pip and maven"), "{err}");
+        assert!(
+            err.contains("--version applies to pip, maven and cargo"),
+            "{err}"
+        );
     }
 
     /// A workspace in `dir` holding one package, `hello`, whose main is `main`.
@@ -551,7 +627,7 @@ mod tests {
         let err = ensure_installed(&p, Some("9"), &cache, &Interrupt::none())
             .unwrap_err()
             .to_string();
-        assert!(err.contains("--version applies to pip and maven"), "{err}");
+        assert!(err.contains("p cannot be built here"), "{err}");
     }
 
     #[test]

@@ -7,6 +7,7 @@
 
 mod cargo;
 mod install;
+mod revision;
 
 use std::collections::BTreeMap;
 use std::path::Path;

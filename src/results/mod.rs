@@ -131,6 +131,10 @@ pub struct RunConfig {
     pub parallelism: u32,
     pub sample_interval_ms: u64,
     pub input_partitions: i32,
+    /// A drain run: the input pre-filled with this many records before the
+    /// product started (rate, warm-up and window are then 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub drain_records: Option<u64>,
 }
 
 /// Sanity of one run: did the product do the workload's work?
@@ -425,6 +429,7 @@ mod tests {
                 parallelism: 1,
                 sample_interval_ms: 1000,
                 input_partitions: 1,
+                drain_records: None,
             },
             status: Status::Ok,
             failure: None,

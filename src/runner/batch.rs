@@ -164,6 +164,7 @@ mod tests {
             parallelism: 1,
             sample_interval_ms: 1000,
             input_partitions: 1,
+            drain_records: None,
         }
     }
 

@@ -9,6 +9,7 @@
 
 pub mod batch;
 pub mod chaos;
+mod drain;
 pub mod monitor;
 mod progress;
 mod summary;
@@ -21,7 +22,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Context, Result};
 
-use crate::analysis::judge::{judge, JudgeInputs, Settle, Verified};
+use crate::analysis::judge::{judge, JudgeInputs, Judgement, Settle, Verified};
 use crate::analysis::verify::{Expectation, Verifier};
 use crate::analysis::window::Sample;
 use crate::broker::admin::{self, OffsetReader, TopicRequest};
@@ -100,6 +101,39 @@ struct Measured {
     chaos: Option<Chaos>,
 }
 
+impl Measured {
+    /// The judgement of what the phases measured.
+    fn judged(self, ctx: &RunContext<'_>, config: &RunConfig) -> Judged {
+        let judgement = judge(&JudgeInputs {
+            samples: &self.rows,
+            window_start: self.window_start,
+            window_start_us: self.window_start_us,
+            ticks_per_s: self.ticks_per_s,
+            config,
+            gendata: &self.gendata,
+            probe: &self.probe,
+            verified: &self.verified,
+            settle: self.settle,
+            chaos: self.chaos.is_some(),
+            tolerances: &ctx.bench.tolerances,
+        });
+        Judged {
+            judgement,
+            latency_histogram: Some(self.probe.output.histogram.clone()),
+            gendata: self.gendata,
+            chaos: self.chaos,
+        }
+    }
+}
+
+/// A run judged: what goes into its record.
+struct Judged {
+    judgement: Judgement,
+    gendata: GendataSummary,
+    chaos: Option<Chaos>,
+    latency_histogram: Option<String>,
+}
+
 /// A new run id: UTC time, line and a few random bits, safe in topic names.
 pub fn new_run_id(line: &str) -> String {
     let nanos = std::time::SystemTime::now()
@@ -158,7 +192,21 @@ pub fn run_once(
         suite_commit: ctx.suite_commit.clone(),
     };
     let names = RunNames::for_run(&run_id);
-    let outcome = measure(ctx, line, installation, workload, config, &names, &log_dir);
+    let outcome = match config.drain_records {
+        Some(records) => drain::measure(
+            ctx,
+            line,
+            installation,
+            workload,
+            config,
+            records,
+            &names,
+            &log_dir,
+        )
+        .map(|drained| drained.judged(ctx, config)),
+        None => measure(ctx, line, installation, workload, config, &names, &log_dir)
+            .map(|measured| measured.judged(ctx, config)),
+    };
     // teardown: the run's topics go whatever happened
     if let Err(err) = admin::delete_topics(
         &ctx.broker.bootstrap,
@@ -167,20 +215,12 @@ pub fn run_once(
         eprintln!("warning: {err:#}");
     }
     match outcome {
-        Ok(measured) => {
-            let judgement = judge(&JudgeInputs {
-                samples: &measured.rows,
-                window_start: measured.window_start,
-                window_start_us: measured.window_start_us,
-                ticks_per_s: measured.ticks_per_s,
-                config,
-                gendata: &measured.gendata,
-                probe: &measured.probe,
-                verified: &measured.verified,
-                settle: measured.settle,
-                chaos: measured.chaos.is_some(),
-                tolerances: &ctx.bench.tolerances,
-            });
+        Ok(Judged {
+            judgement,
+            gendata,
+            chaos,
+            latency_histogram,
+        }) => {
             if let Some(failure) = judgement.failure {
                 record.status = Status::Failed;
                 record.failure = Some(failure);
@@ -193,9 +233,9 @@ pub fn run_once(
             record.verification = judgement.verification;
             record.resources = judgement.resources;
             record.series = judgement.series;
-            record.chaos = measured.chaos;
-            record.latency_histogram = Some(measured.probe.output.histogram.clone());
-            record.gendata = Some(measured.gendata);
+            record.chaos = chaos;
+            record.latency_histogram = latency_histogram;
+            record.gendata = Some(gendata);
         }
         Err(err) if err.is::<Interrupted>() => return Err(err),
         Err(err) => {
@@ -222,38 +262,9 @@ fn measure(
 
     // setup
     progress.phase("creating topics");
-    admin::create_topics(
-        bootstrap,
-        &[
-            TopicRequest {
-                name: names.input.clone(),
-                partitions: workload.input.partitions,
-                compression: workload.input.compression.clone(),
-            },
-            TopicRequest {
-                name: names.output.clone(),
-                partitions: workload.output.partitions,
-                compression: workload.output.compression.clone(),
-            },
-            TopicRequest {
-                name: names.floor.clone(),
-                partitions: 1,
-                compression: "producer".into(),
-            },
-        ],
-    )?;
+    create_topics(bootstrap, workload, names)?;
     progress.phase("starting the product");
-    let settings = LaunchSettings {
-        bootstrap: bootstrap.clone(),
-        input_topic: names.input.clone(),
-        output_topic: names.output.clone(),
-        group_id: names.group.clone(),
-        transactional_id: format!("{}-txn", names.group),
-        delivery: line.line.delivery,
-        commit_interval_ms: config.commit_interval_ms,
-        parallelism: config.parallelism,
-        workload: workload.name.clone(),
-    };
+    let settings = launch_settings(bootstrap, line, config, workload, names);
     let mut product = products::start(line.product, installation, &settings, log_dir, "product")?;
     product.wait_ready(Duration::from_secs(run.ready_timeout_s), interrupt)?;
 
@@ -325,8 +336,8 @@ fn measure(
         Watched {
             product: product.pgid() as i32,
             broker: ctx.broker_pid.map(|p| p as i32),
-            gendata: gendata.pgid() as i32,
-            probe: probe.pgid() as i32,
+            gendata: Some(gendata.pgid() as i32),
+            probe: Some(probe.pgid() as i32),
         },
         grid,
     );
@@ -419,26 +430,7 @@ fn measure(
         schedule: (config.rate > 0).then(|| Schedule::new(start_us, config.rate)),
         delivery: line.line.delivery,
     };
-    let input_written = offsets.high_watermark(&names.input)?;
-    let verified = if workload.input.partitions != 1 {
-        Verified::Skipped(format!(
-            "the input has {} partitions; offsets are sequence numbers on one partition only",
-            workload.input.partitions
-        ))
-    } else if input_written != gendata_summary.records_sent as i64 {
-        Verified::Skipped(format!(
-            "the input holds {input_written} records but gendata sent {}",
-            gendata_summary.records_sent
-        ))
-    } else {
-        let mut verifier = Verifier::new(expectation);
-        verify::read_output(bootstrap, &names.output, &mut verifier, interrupt)?;
-        Verified::Checked {
-            verification: verifier.finish(),
-            breach_rate: verifier.breach_rate(),
-            enrichment: verifier.enrichment(),
-        }
-    };
+    let verified = verify_output(bootstrap, workload, names, &offsets, expectation, interrupt)?;
     progress.finish();
     Ok(Measured {
         rows,
@@ -450,6 +442,83 @@ fn measure(
         verified,
         settle,
         chaos,
+    })
+}
+
+/// Creates the run's input, output and floor topics.
+fn create_topics(bootstrap: &str, workload: &Workload, names: &RunNames) -> Result<()> {
+    admin::create_topics(
+        bootstrap,
+        &[
+            TopicRequest {
+                name: names.input.clone(),
+                partitions: workload.input.partitions,
+                compression: workload.input.compression.clone(),
+            },
+            TopicRequest {
+                name: names.output.clone(),
+                partitions: workload.output.partitions,
+                compression: workload.output.compression.clone(),
+            },
+            TopicRequest {
+                name: names.floor.clone(),
+                partitions: 1,
+                compression: "producer".into(),
+            },
+        ],
+    )
+}
+
+/// The settings the product is started with.
+fn launch_settings(
+    bootstrap: &str,
+    line: LineRef<'_>,
+    config: &RunConfig,
+    workload: &Workload,
+    names: &RunNames,
+) -> LaunchSettings {
+    LaunchSettings {
+        bootstrap: bootstrap.to_string(),
+        input_topic: names.input.clone(),
+        output_topic: names.output.clone(),
+        group_id: names.group.clone(),
+        transactional_id: format!("{}-txn", names.group),
+        delivery: line.line.delivery,
+        commit_interval_ms: config.commit_interval_ms,
+        parallelism: config.parallelism,
+        workload: workload.name.clone(),
+    }
+}
+
+/// Reads the run's whole output against `expectation`, or says why it
+/// cannot be checked.
+fn verify_output(
+    bootstrap: &str,
+    workload: &Workload,
+    names: &RunNames,
+    offsets: &OffsetReader,
+    expectation: Expectation,
+    interrupt: &Interrupt,
+) -> Result<Verified> {
+    let input_written = offsets.high_watermark(&names.input)?;
+    Ok(if workload.input.partitions != 1 {
+        Verified::Skipped(format!(
+            "the input has {} partitions; offsets are sequence numbers on one partition only",
+            workload.input.partitions
+        ))
+    } else if input_written != expectation.input_records as i64 {
+        Verified::Skipped(format!(
+            "the input holds {input_written} records but gendata sent {}",
+            expectation.input_records
+        ))
+    } else {
+        let mut verifier = Verifier::new(expectation);
+        verify::read_output(bootstrap, &names.output, &mut verifier, interrupt)?;
+        Verified::Checked {
+            verification: verifier.finish(),
+            breach_rate: verifier.breach_rate(),
+            enrichment: verifier.enrichment(),
+        }
     })
 }
 

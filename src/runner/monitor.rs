@@ -17,8 +17,9 @@ use super::RunNames;
 pub struct Watched {
     pub product: i32,
     pub broker: Option<i32>,
-    pub gendata: i32,
-    pub probe: i32,
+    /// None when the helper does not run (a drain run's pre-fill is over).
+    pub gendata: Option<i32>,
+    pub probe: Option<i32>,
 }
 
 /// Samples a run's product, harness and host.
@@ -85,10 +86,15 @@ impl<'a> Monitor<'a> {
         let done_us = now_us();
         // The trees' ticks are those of the snapshot taken at procs_at_us.
         let tree = |root: i32| sampler::read_tree(root, &all, self.page_size);
+        // A helper that does not run reads as an empty tree.
+        let helper = |root: Option<i32>| match root {
+            Some(root) => tree(root),
+            None => sampler::read_tree(0, &[], self.page_size),
+        };
         let product = tree(self.watched.product);
         let broker = self.watched.broker.map(tree);
-        let gendata = tree(self.watched.gendata);
-        let probe = tree(self.watched.probe);
+        let gendata = helper(self.watched.gendata);
+        let probe = helper(self.watched.probe);
         // The extra topics are summed only at the window's bounds and belong
         // to no instant of the sample; their read is not timed with it.
         let extra_high = if with_extra {

@@ -3,7 +3,9 @@
 use crate::results::{RunRecord, SanityVerdict, Status, VerificationVerdict};
 
 /// The figures shown, in order, with their labels.
-const SHOWN: [(&str, &str); 16] = [
+const SHOWN: [(&str, &str); 18] = [
+    ("drain_capacity_per_s", "drain capacity"),
+    ("drain_s", "drain time"),
     ("offered_per_s", "offered/s"),
     ("consumed_per_s", "consumed/s"),
     ("output_per_s", "output/s"),

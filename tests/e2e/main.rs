@@ -5,6 +5,7 @@
 
 mod bad_input;
 mod batches;
+mod drain;
 mod products;
 mod runs;
 mod support;
@@ -22,6 +23,7 @@ fn main() {
     trials.extend(batches::trials());
     trials.extend(verification::trials());
     trials.extend(products::trials());
+    trials.extend(drain::trials());
     let needs_broker = !args.list;
     let broker = needs_broker.then(support::BrokerGuard::start);
     let conclusion = libtest_mimic::run(&args, trials);
