@@ -64,6 +64,17 @@ fn pages_show_every_kind_of_run() {
         .and_then(|s| s.split(r#"<h2 id="point-2">"#).next())
         .unwrap();
     assert!(!default_point.contains("2026-11-30 06:0"), "points mixed");
+    // The latency tables are at the iso point (20,000/s in the fixture): the
+    // newer eos run at 1,000/s (p50 32.3 ms) is not in them.
+    let latency = workload
+        .split(r#"<h2 id="latency">"#)
+        .nth(1)
+        .and_then(|s| s.split(r#"<h2 id="point-1">"#).next())
+        .unwrap();
+    assert!(
+        latency.contains(">35.9<") && !latency.contains(">32.3<"),
+        "{latency}"
+    );
     assert!(workload.contains("20,000/s · 30 s window · commit interval 1000 ms</h2>"));
     assert!(order("(run defaults, iso rate)</h2>") < order("1,000/s · 30 s window</h2>"));
     // The eos and alos lines of one batch at 1,000/s are interleaved; at

@@ -58,7 +58,8 @@ pub struct WorkloadPage {
     pub header: Header,
     pub summary: Summary,
     pub latency: LatencySection,
-    /// One section per bench point, the default point first.
+    /// One section per bench point with a comparable run, the default point
+    /// first.
     pub points: Vec<PointSection>,
     pub eos_cost: Table,
     pub sanity: Table,
@@ -250,8 +251,12 @@ pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> Worklo
     let several_hosts = points
         .iter()
         .any(|p| !p.point.host.same_host(&points[0].point.host));
+    // A point where no run compares (only failed runs or crashes on
+    // purpose) has no figure to show: its runs are listed under sanity and
+    // failed runs, with their point.
     let sections = points
         .iter()
+        .filter(|p| p.lines.iter().any(|l| !l.batch.is_empty()))
         .enumerate()
         .map(|(i, p)| {
             let label = &p.name;

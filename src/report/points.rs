@@ -320,6 +320,56 @@ mod tests {
     }
 
     #[test]
+    fn the_default_point_comes_first_then_the_iso_point_then_the_others() {
+        // The repository's bench.yaml: run defaults at 20,000/s, iso_rate 10,000.
+        let suite =
+            Suite::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bench.yaml"))
+                .unwrap();
+        assert_ne!(suite.bench.run.rate, suite.bench.iso_rate);
+        let at = |rate: u64, started: &str| {
+            let mut r = fixture();
+            r.config = RunConfig {
+                rate,
+                window_s: suite.bench.run.window_s,
+                commit_interval_ms: suite.bench.run.commit_interval_ms,
+                parallelism: suite.bench.run.parallelism,
+                ..r.config
+            };
+            r.started_at = started.into();
+            r.batch_id = format!("batch at {started}");
+            r
+        };
+        // The newest run at another rate does not displace the others.
+        let records = [
+            at(1000, "2026-11-30T09:00:00Z"),
+            at(suite.bench.iso_rate, "2026-11-30T08:00:00Z"),
+            at(suite.bench.run.rate, "2026-11-30T07:00:00Z"),
+            at(1000, "2026-11-30T06:00:00Z"),
+        ];
+        let order = vec![records[0].line.clone()];
+        let points = group_points(&suite, "stateless", &order, &records);
+        let summary: Vec<(u64, PointRole, usize)> = points
+            .iter()
+            .map(|p| (p.point.settings.rate, p.role, p.records.len()))
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                (suite.bench.run.rate, PointRole::Default, 1),
+                (suite.bench.iso_rate, PointRole::Iso, 1),
+                (1000, PointRole::Other, 2),
+            ]
+        );
+        assert!(points[1].is_iso() && !points[0].is_iso());
+        // A line's figure at a point is its newest batch there.
+        assert_eq!(points[2].lines[0].batch.len(), 1);
+        assert_eq!(
+            points[2].lines[0].batch[0].started_at,
+            "2026-11-30T09:00:00Z"
+        );
+    }
+
+    #[test]
     fn a_rate_and_window_read_in_the_heading() {
         let settings = PointSettings::from_config(&fixture().config);
         assert_eq!(settings.label(), "20,000/s · 30 s window");
