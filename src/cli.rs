@@ -72,7 +72,8 @@ pub struct RunArgs {
     /// window, and with `restart` start it again at once.
     #[arg(long, value_name = "kill-at=SECONDSs[,restart]")]
     pub chaos: Option<ChaosPlan>,
-    /// The product version to run, installed on first use (default: product.yaml's).
+    /// The product version to run, installed on first use (default: product.yaml's);
+    /// for a cargo product, a git revision of its repository, built once per commit.
     #[arg(long = "version")]
     pub product_version: Option<String>,
     /// When another run holds this host, refuse at once instead of waiting for it.
@@ -139,7 +140,7 @@ pub struct CompareArgs {
 pub struct InstallArgs {
     /// A product (quix) or one of its lines (quix-eos).
     pub product: String,
-    /// The version to install (default: product.yaml's).
+    /// The version to install (default: product.yaml's); for a cargo product, a git revision.
     #[arg(long = "version")]
     pub product_version: Option<String>,
 }
