@@ -407,6 +407,9 @@ fn compare(suite: &Suite, args: CompareArgs) -> Result<i32> {
     let workload = suite.workload(&args.workload)?;
     let a = suite.line(&args.a, None)?.line.name.clone();
     let b = suite.line(&args.b, None)?.line.name.clone();
+    if a == b {
+        anyhow::bail!("`suite compare` sets two different lines side by side; {a} was given twice");
+    }
     let defaults = &suite.bench.run;
     let host = HostInfo::current();
     let point = BenchPoint {
