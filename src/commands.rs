@@ -1,6 +1,7 @@
 //! What each subcommand does, on top of the modules that do the work.
 
-use std::path::Path;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
@@ -20,7 +21,7 @@ use crate::lock::{RunLock, WhenHeld};
 use crate::probe::ProbePlan;
 use crate::products::{self, Availability};
 use crate::report::{self, BadLines};
-use crate::results::{self, RunConfig, RunRecord};
+use crate::results::{self, RunConfig, RunRecord, Status};
 use crate::runner::batch::{run_batch, BatchLine};
 use crate::runner::{self, RunContext};
 
@@ -302,7 +303,7 @@ struct LinesRequest<'s> {
     warmup: Option<u64>,
     window: Option<u64>,
     rounds: u32,
-    results: Option<std::path::PathBuf>,
+    results: Option<PathBuf>,
     no_wait: bool,
     chaos: Option<ChaosPlan>,
     /// Records to pre-fill for a drain run.
@@ -438,6 +439,9 @@ fn compare(suite: &Suite, args: CompareArgs) -> Result<i32> {
     let workload = suite.workload(&args.workload)?;
     let a = suite.line(&args.a, None)?.line.name.clone();
     let b = suite.line(&args.b, None)?.line.name.clone();
+    if a == b {
+        anyhow::bail!("`suite compare` sets two different lines side by side; {a} was given twice");
+    }
     let defaults = &suite.bench.run;
     let host = HostInfo::current();
     let point = BenchPoint {
@@ -558,12 +562,12 @@ fn point_label(point: &BenchPoint<'_>) -> String {
 /// has both at the point.
 fn what_exists(records: &[RunRecord], a: &str, b: &str, point: &BenchPoint<'_>) -> String {
     let describe = |line: &str| {
-        let at_point: std::collections::BTreeSet<&str> = records
+        let at_point: BTreeSet<&str> = records
             .iter()
-            .filter(|r| r.line == line && r.status == results::Status::Ok && point.holds(r))
+            .filter(|r| r.line == line && r.status == Status::Ok && point.holds(r))
             .map(|r| r.batch_id.as_str())
             .collect();
-        let elsewhere: std::collections::BTreeSet<String> = records
+        let elsewhere: BTreeSet<String> = records
             .iter()
             .filter(|r| r.line == line && !point.holds(r))
             .map(|r| {

@@ -237,14 +237,14 @@ pub fn compare_figure(pairs: &[RoundPair<'_>], metric: &'static str) -> PairedFi
             (Some(a), Some(b)) => (a, b),
             (None, _) => {
                 return not_comparable(format!(
-                    "round {}: A {}",
+                    "round {}, A: {}",
                     pair.round,
                     pair.a.missing_reason(metric)
                 ))
             }
             (_, None) => {
                 return not_comparable(format!(
-                    "round {}: B {}",
+                    "round {}, B: {}",
                     pair.round,
                     pair.b.missing_reason(metric)
                 ))
@@ -426,7 +426,7 @@ mod tests {
         assert_eq!(
             figure.verdict,
             Verdict::NotComparable {
-                reason: "round 2: B latency not quoted: generator-behind".into()
+                reason: "round 2, B: latency not quoted: generator-behind".into()
             }
         );
         assert!(figure.rounds.is_empty());
@@ -434,7 +434,7 @@ mod tests {
         assert_eq!(
             unexplained.verdict,
             Verdict::NotComparable {
-                reason: "round 1: A not recorded".into()
+                reason: "round 1, A: not recorded".into()
             }
         );
     }
