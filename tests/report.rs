@@ -36,6 +36,9 @@ fn pages_show_every_kind_of_run() {
         "4,210 ms",
         "⚠ off: rustpipe-eos at 20,000/s · 30 s window (selectivity 0.4127 vs 0.2885 expected; 3 of 1100 enrichments differ)",
         "band-red",
+        "drain of 300,000 records",
+        "read capacity",
+        "262,144",
         "not verified: incomplete",
         "Not verified: fakeflow at 20,000/s · 30 s window, legacy at 20,000/s · 30 s window, \
          rustpipe at 1,000/s · 30 s window, \

@@ -23,6 +23,8 @@ pub(super) struct PointSettings {
     pub(super) commit_interval_ms: u64,
     pub(super) parallelism: u32,
     pub(super) input_partitions: i32,
+    /// Records pre-filled for a drain run; none for a paced one.
+    pub(super) drain_records: Option<u64>,
 }
 
 impl PointSettings {
@@ -34,6 +36,7 @@ impl PointSettings {
             commit_interval_ms: config.commit_interval_ms,
             parallelism: config.parallelism,
             input_partitions: config.input_partitions,
+            drain_records: config.drain_records,
         }
     }
 
@@ -46,11 +49,15 @@ impl PointSettings {
             commit_interval_ms: run.commit_interval_ms,
             parallelism: run.parallelism,
             input_partitions,
+            drain_records: None,
         }
     }
 
-    /// Rate and window: `20,000/s · 30 s window`.
+    /// Rate and window: `20,000/s · 30 s window`; a drain's size.
     pub(super) fn label(&self) -> String {
+        if let Some(records) = self.drain_records {
+            return format!("drain of {} records", grouped(records as i64));
+        }
         let rate = if self.rate == 0 {
             "unpaced".to_string()
         } else {

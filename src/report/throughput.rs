@@ -24,15 +24,26 @@ const FIGURES: [(&str, &str); 8] = [
 
 const REGIME: &str = "regime (lag drift)";
 
+/// The read capacity of a drain run, shown at drain points only.
+const DRAIN_CAPACITY: (&str, &str) = ("read capacity", "drain_capacity_per_s");
+
 pub(super) fn throughput_table(
     title: &str,
     records: &[&RunRecord],
     lines: &[LineRuns<'_>],
 ) -> Table {
+    // A drain point quotes the capacity its runs measured: records
+    // consumed per second from a pre-filled input, nothing else on the CPU.
+    let drain = records
+        .iter()
+        .any(|r| r.metrics.contains_key(DRAIN_CAPACITY.1));
     let mut columns = vec![Column::plain("line")];
     for (i, (label, name)) in FIGURES.iter().enumerate() {
         columns.push(metric_column(records, label, name));
         if i == 1 {
+            if drain {
+                columns.push(metric_column(records, DRAIN_CAPACITY.0, DRAIN_CAPACITY.1));
+            }
             // The drift is shown as a percentage: the record's unit would mislead.
             columns.push(Column::plain(REGIME));
         }
@@ -55,6 +66,9 @@ pub(super) fn throughput_table(
             .set("run", run_cell(line));
         for (label, name) in FIGURES {
             row = row.set(label, metric_cell(&line.batch, name));
+        }
+        if drain {
+            row = row.set(DRAIN_CAPACITY.0, metric_cell(&line.batch, DRAIN_CAPACITY.1));
         }
         table.push(row);
     }
