@@ -25,6 +25,9 @@ pub enum Command {
     Batch(BatchArgs),
     /// Paired ratios of two lines of one batch, round by round.
     Compare(CompareArgs),
+    /// Measure a line at a baseline version and as it is now, interleaved;
+    /// exit 1 on a regression beyond the threshold.
+    Regress(RegressArgs),
     /// Show products, their lines and workloads, and what is runnable here.
     List,
     /// Write the HTML report pages from the results files.
@@ -108,6 +111,39 @@ pub struct BatchArgs {
     /// Rounds: each round runs every line once.
     #[arg(long, default_value_t = 1)]
     pub repeat: u32,
+    /// Folder for results JSONL (default: bench.yaml's results_dir).
+    #[arg(long)]
+    pub results: Option<PathBuf>,
+    /// When another run holds this host, refuse at once instead of waiting for it.
+    #[arg(long)]
+    pub no_wait: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct RegressArgs {
+    /// A product line (rustpipe, rustpipe-eos).
+    pub line: String,
+    /// A workload from workloads/.
+    pub workload: String,
+    /// The version to hold the current one against: a git tag or commit for
+    /// rustpipe, a package version for a pip or Maven product.
+    #[arg(long)]
+    pub baseline: String,
+    /// Rounds, each one run of the baseline and one of the current version.
+    #[arg(long, default_value_t = 3)]
+    pub repeat: u32,
+    /// A figure worse by more than this many percent, in every round, is a regression.
+    #[arg(long, default_value_t = 5.0)]
+    pub threshold: f64,
+    /// Records per second offered.
+    #[arg(long)]
+    pub rate: Option<u64>,
+    /// Seconds of load before the window.
+    #[arg(long)]
+    pub warmup: Option<u64>,
+    /// Seconds measured; at least 5 samples' worth (5 s at a 1000 ms sample interval).
+    #[arg(long)]
+    pub window: Option<u64>,
     /// Folder for results JSONL (default: bench.yaml's results_dir).
     #[arg(long)]
     pub results: Option<PathBuf>,

@@ -5,12 +5,12 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::analysis::paired::{self, BenchPoint, RunFigures, Verdict};
+use crate::analysis::paired::{self, BenchPoint, PairedFigure, RunFigures, Verdict};
 use crate::broker::{BrokerSession, LocalBroker};
 use crate::cache::Cache;
 use crate::cli::{
     BatchArgs, BrokerAction, Cli, Command, CompareArgs, ExportArgs, GendataArgs, InstallArgs,
-    ProbeArgs, ReportArgs, RunArgs,
+    ProbeArgs, RegressArgs, ReportArgs, RunArgs,
 };
 use crate::clock::now_us;
 use crate::config::{ChaosPlan, Delivery, LineRef, Suite, Workload, MIN_WINDOW_SAMPLES};
@@ -36,6 +36,7 @@ pub fn execute(cli: Cli) -> Result<i32> {
         Command::Run(args) => run(&load(&cli.config)?, args),
         Command::Batch(args) => batch(&load(&cli.config)?, args),
         Command::Compare(args) => compare(&load(&cli.config)?, args),
+        Command::Regress(args) => regress(&load(&cli.config)?, args),
         Command::Report(args) => report(&load(&cli.config)?, args),
         Command::Export(args) => export(&load(&cli.config)?, args),
     }
@@ -198,8 +199,10 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
     run_lines(
         suite,
         LinesRequest {
-            lines: vec![line],
-            version: args.product_version.as_deref(),
+            lines: vec![LineEntry {
+                line,
+                version: args.product_version.as_deref(),
+            }],
             workload,
             rate: args.rate,
             warmup: args.warmup,
@@ -211,6 +214,7 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
             drain: args.drain,
         },
     )
+    .map(|outcome| outcome.exit_code())
 }
 
 /// `suite batch`: several lines interleaved round by round, one batch.
@@ -236,8 +240,13 @@ fn batch(suite: &Suite, args: BatchArgs) -> Result<i32> {
     run_lines(
         suite,
         LinesRequest {
-            lines,
-            version: None,
+            lines: lines
+                .into_iter()
+                .map(|line| LineEntry {
+                    line,
+                    version: None,
+                })
+                .collect(),
             workload,
             rate: args.rate,
             warmup: args.warmup,
@@ -249,6 +258,7 @@ fn batch(suite: &Suite, args: BatchArgs) -> Result<i32> {
             drain: None,
         },
     )
+    .map(|outcome| outcome.exit_code())
 }
 
 /// `--all`: every line runnable here whose product implements `workload`;
@@ -293,11 +303,16 @@ fn check_implements(line: LineRef<'_>, workload: &Workload) -> Result<()> {
     Ok(())
 }
 
-/// What `suite run` and `suite batch` ask for: lines to run round by round.
-struct LinesRequest<'s> {
-    lines: Vec<LineRef<'s>>,
-    /// The product version to run; only for a single line.
+/// One line of a batch, at a version (none: the product's default).
+struct LineEntry<'s> {
+    line: LineRef<'s>,
     version: Option<&'s str>,
+}
+
+/// What `suite run`, `suite batch` and `suite regress` ask for: lines to run
+/// round by round.
+struct LinesRequest<'s> {
+    lines: Vec<LineEntry<'s>>,
     workload: &'s Workload,
     rate: Option<u64>,
     warmup: Option<u64>,
@@ -310,10 +325,30 @@ struct LinesRequest<'s> {
     drain: Option<u64>,
 }
 
-/// The one path of `suite run` and `suite batch`: validate, take the run
-/// lock, install every line, open the broker once, run the rounds, record
-/// each run as it ends and re-render the report.
-fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<i32> {
+/// How a batch went: its id, where it was recorded, the version each entry
+/// ran, and how many runs failed.
+struct LinesOutcome {
+    batch_id: String,
+    results_dir: PathBuf,
+    versions: Vec<String>,
+    failed: usize,
+}
+
+impl LinesOutcome {
+    /// 1 when a run failed or failed its verification.
+    fn exit_code(&self) -> i32 {
+        if self.failed > 0 {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+/// The one path of `suite run`, `suite batch` and `suite regress`: validate,
+/// take the run lock, install every line, open the broker once, run the
+/// rounds, record each run as it ends and re-render the report.
+fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
     let workload = request.workload;
     let defaults = &suite.bench.run;
     if request.drain == Some(0) {
@@ -386,19 +421,27 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<i32> {
     })?;
     let interrupt = Interrupt::install()?;
     let cache = cache(suite)?;
-    let names: Vec<&str> = request.lines.iter().map(|l| l.line.name.as_str()).collect();
+    let names: Vec<&str> = request
+        .lines
+        .iter()
+        .map(|l| l.line.line.name.as_str())
+        .collect();
     let holder = format!("{} {}", names.join(","), workload.name);
     let when_held = WhenHeld::from_no_wait(request.no_wait);
     let _lock = RunLock::acquire(&cache, &holder, when_held, &interrupt)?;
     // install every line first: a missing product fails before any run
     let mut lines = Vec::new();
-    for line in request.lines {
+    for entry in request.lines {
         let installation =
-            products::ensure_installed(line.product, request.version, &cache, &interrupt)?;
-        lines.push(BatchLine { line, installation });
+            products::ensure_installed(entry.line.product, entry.version, &cache, &interrupt)?;
+        lines.push(BatchLine {
+            line: entry.line,
+            installation,
+        });
     }
     let session = BrokerSession::open(&suite.bench.broker, &cache, &interrupt)?;
     let host = HostInfo::current();
+    let batch_id = runner::new_run_id("batch");
     let ctx = RunContext {
         bench: &suite.bench,
         cache: &cache,
@@ -406,7 +449,7 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<i32> {
         broker_pid: session.pid,
         host: &host,
         interrupt: &interrupt,
-        batch_id: runner::new_run_id("batch"),
+        batch_id: batch_id.clone(),
         chaos: request.chaos,
         suite_commit: crate::provenance::suite_commit(&suite.root),
     };
@@ -431,7 +474,15 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<i32> {
         Err(err) => return Err(err),
     };
     session.close()?;
-    Ok(if outcome.failed > 0 { 1 } else { 0 })
+    Ok(LinesOutcome {
+        batch_id,
+        results_dir,
+        versions: lines
+            .iter()
+            .map(|l| l.installation.version.clone())
+            .collect(),
+        failed: outcome.failed,
+    })
 }
 
 /// `suite compare`: the paired ratios B / A of two lines of one batch.
@@ -498,11 +549,17 @@ fn compare(suite: &Suite, args: CompareArgs) -> Result<i32> {
         }
     );
     println!();
+    print_paired(&paired::compare_figures(&pairing.pairs));
+    Ok(0)
+}
+
+/// The paired figures as an aligned table on standard output.
+fn print_paired(figures: &[PairedFigure]) {
     println!(
         "{:<16} {:>10}  {:<15}  verdict",
         "figure", "B/A median", "min – max"
     );
-    for figure in paired::compare_figures(&pairing.pairs) {
+    for figure in figures {
         let range = match (
             figure.rounds.iter().map(|r| r.ratio).reduce(f64::min),
             figure.rounds.iter().map(|r| r.ratio).reduce(f64::max),
@@ -530,8 +587,124 @@ fn compare(suite: &Suite, args: CompareArgs) -> Result<i32> {
             range
         );
     }
-    Ok(0)
 }
+
+/// `suite regress`: the line at `--baseline` and as it is now, interleaved
+/// round by round in one batch; exit 1 when the current version is worse
+/// than the baseline on a paired figure, in every round, by more than the
+/// threshold. The command a release check calls.
+fn regress(suite: &Suite, args: RegressArgs) -> Result<i32> {
+    if !(args.threshold.is_finite() && args.threshold >= 0.0) {
+        anyhow::bail!(
+            "--threshold {} is not a percentage; give one of 0 or more, such as 5",
+            args.threshold
+        );
+    }
+    if args.repeat < MIN_REGRESS_ROUNDS {
+        anyhow::bail!(
+            "--repeat {} is too few: a regression must hold in every round of at least \
+             {MIN_REGRESS_ROUNDS}, or one noisy run decides it",
+            args.repeat
+        );
+    }
+    let line = suite.line(&args.line, None)?;
+    let workload = suite.workload(&args.workload)?;
+    check_implements(line, workload)?;
+    let outcome = run_lines(
+        suite,
+        LinesRequest {
+            lines: vec![
+                LineEntry {
+                    line,
+                    version: Some(&args.baseline),
+                },
+                LineEntry {
+                    line,
+                    version: None,
+                },
+            ],
+            workload,
+            rate: args.rate,
+            warmup: args.warmup,
+            window: args.window,
+            rounds: args.repeat,
+            results: args.results,
+            no_wait: args.no_wait,
+            chaos: None,
+            drain: None,
+        },
+    )?;
+    let results = report::load_results(&outcome.results_dir, BadLines::Warn)?;
+    let batch: Vec<&RunRecord> = results
+        .get(&workload.name)
+        .into_iter()
+        .flatten()
+        .filter(|r| r.batch_id == outcome.batch_id)
+        .collect();
+    // Each round ran the baseline first, then the current version: the
+    // order tells them apart even when both report the same version.
+    let (mut baseline, mut current) = (Vec::new(), Vec::new());
+    let mut seen_in_round: std::collections::BTreeMap<u32, usize> = Default::default();
+    for record in &batch {
+        let round = record.round.unwrap_or(1);
+        let position = seen_in_round.entry(round).or_default();
+        let side = if *position == 0 {
+            &mut baseline
+        } else {
+            &mut current
+        };
+        *position += 1;
+        if let Some(figures) = RunFigures::from_record(record) {
+            side.push(figures);
+        }
+    }
+    let pairing = paired::pair_by_round(&baseline, &current);
+    println!(
+        "B = {} {} (current) against A = {} (baseline) · batch {} · {} round(s) paired",
+        line.line.name,
+        outcome.versions[1],
+        outcome.versions[0],
+        outcome.batch_id,
+        pairing.pairs.len()
+    );
+    println!();
+    let figures = paired::compare_figures(&pairing.pairs);
+    print_paired(&figures);
+    println!();
+    if pairing.pairs.len() < MIN_REGRESS_ROUNDS as usize {
+        eprintln!(
+            "REGRESSION CHECK INCONCLUSIVE: only {} round(s) had a usable run of both versions; \
+             at least {MIN_REGRESS_ROUNDS} are needed",
+            pairing.pairs.len()
+        );
+        return Ok(1);
+    }
+    let threshold = args.threshold / 100.0;
+    let regressions: Vec<String> = figures
+        .iter()
+        .filter_map(|f| {
+            paired::regression(f, threshold)
+                .map(|change| format!("{} {:+.1} %", paired_label(f.metric), change * 100.0))
+        })
+        .collect();
+    if regressions.is_empty() {
+        println!(
+            "no regression: no paired figure is worse by more than {} % in every round",
+            args.threshold
+        );
+        Ok(outcome.exit_code())
+    } else {
+        eprintln!(
+            "REGRESSION beyond {} % in every round: {}",
+            args.threshold,
+            regressions.join(", ")
+        );
+        Ok(1)
+    }
+}
+
+/// The fewest rounds a regression check judges from.
+const MIN_REGRESS_ROUNDS: u32 = 3;
 
 /// The label of a figure of [`paired::PAIRED_METRICS`].
 fn paired_label(metric: &str) -> &str {

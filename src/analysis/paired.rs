@@ -308,6 +308,19 @@ pub fn compare_figures(pairs: &[RoundPair<'_>]) -> Vec<PairedFigure> {
         .collect()
 }
 
+/// The median change (B / A - 1) of a figure on which B was worse than A
+/// in every round, by more than `threshold` (a share: 0.05 = 5 %) at the
+/// median; None when B did not regress on it.
+pub fn regression(figure: &PairedFigure, threshold: f64) -> Option<f64> {
+    match &figure.verdict {
+        Verdict::Separable {
+            standing: Standing::Worse,
+            ratios,
+        } if (ratios.median - 1.0).abs() > threshold => Some(ratios.median - 1.0),
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -535,5 +548,39 @@ mod tests {
         other.kernel = "k2".into();
         assert!(newest_shared_batch(&records, "a", "b", &point(&other)).is_none());
         assert!(newest_shared_batch(&records, "a", "c", &point(&h)).is_none());
+    }
+
+    #[test]
+    fn a_regression_is_worse_in_every_round_and_beyond_the_threshold() {
+        let figure = |verdict| PairedFigure {
+            metric: "us_cpu_per_record",
+            rounds: Vec::new(),
+            verdict,
+        };
+        let worse = |median| Verdict::Separable {
+            standing: Standing::Worse,
+            ratios: Spread {
+                median,
+                min: median,
+                max: median,
+                count: 3,
+            },
+        };
+        let change = regression(&figure(worse(1.08)), 0.05).unwrap();
+        assert!((change - 0.08).abs() < 1e-12);
+        // a lower-is-better figure that fell: worse for a higher-is-better one
+        assert!(regression(&figure(worse(0.90)), 0.05).is_some());
+        assert_eq!(regression(&figure(worse(1.03)), 0.05), None);
+        let better = Verdict::Separable {
+            standing: Standing::Better,
+            ratios: Spread {
+                median: 0.5,
+                min: 0.5,
+                max: 0.5,
+                count: 3,
+            },
+        };
+        assert_eq!(regression(&figure(better), 0.05), None);
+        assert_eq!(regression(&figure(Verdict::NotSeparable), 0.0), None);
     }
 }

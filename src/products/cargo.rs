@@ -26,7 +26,7 @@ pub fn program() -> Option<PathBuf> {
     std::env::var_os("CARGO")
         .filter(|v| !v.is_empty())
         .map(PathBuf::from)
-        .or_else(|| super::install::find_on_path("cargo"))
+        .or_else(|| crate::process::find_on_path("cargo"))
 }
 
 /// The Cargo.toml nearest to `source` (an absolute path), in it or above it:

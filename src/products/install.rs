@@ -12,7 +12,6 @@
 
 use std::fs::{self, File};
 use std::io::Write;
-use std::os::unix::fs::PermissionsExt;
 use std::os::unix::io::AsRawFd;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -25,7 +24,7 @@ use super::{cargo, revision};
 use crate::cache::Cache;
 use crate::config::{Install, Product};
 use crate::interrupt::{Interrupt, Interrupted};
-use crate::process;
+use crate::process::{self, find_on_path, is_executable};
 
 /// Written last into an install folder: its presence means the install is whole.
 const MARKER: &str = ".installed";
@@ -403,18 +402,6 @@ fn find_binary(env: &str, command: &str, hint: &str) -> Result<PathBuf, String> 
         )),
         None => find_on_path(command).ok_or_else(|| hint.to_string()),
     }
-}
-
-/// The first executable called `command` in PATH.
-pub(super) fn find_on_path(command: &str) -> Option<PathBuf> {
-    let path = std::env::var_os("PATH")?;
-    std::env::split_paths(&path)
-        .map(|dir| dir.join(command))
-        .find(|candidate| is_executable(candidate))
-}
-
-fn is_executable(path: &Path) -> bool {
-    fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 /// An exclusive lock on one install folder, so two suites never install the

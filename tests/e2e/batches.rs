@@ -8,10 +8,20 @@ use crate::support::{ensure, output, records, suite};
 use crate::trial;
 
 pub fn trials() -> Vec<Trial> {
-    vec![trial(
-        "batch_interleaves_two_lines_and_compare_pairs_their_rounds",
-        batch_interleaves_two_lines_and_compare_pairs_their_rounds,
-    )]
+    vec![
+        trial(
+            "batch_interleaves_two_lines_and_compare_pairs_their_rounds",
+            batch_interleaves_two_lines_and_compare_pairs_their_rounds,
+        ),
+        trial(
+            "regress_holds_the_current_build_against_a_commit",
+            regress_holds_the_current_build_against_a_commit,
+        ),
+        trial(
+            "regress_refuses_fewer_than_three_rounds",
+            regress_refuses_fewer_than_three_rounds,
+        ),
+    ]
 }
 
 /// `suite batch rustpipe rustpipe-eos --repeat 2` runs A B A B under one
@@ -135,5 +145,86 @@ fn batch_interleaves_two_lines_and_compare_pairs_their_rounds() -> Result<(), St
             ),
         "no batch at another rate is a clear error naming what exists",
         &missing,
+    )
+}
+
+/// `suite regress rustpipe --baseline COMMIT` runs the build of that commit
+/// (cached by the drain tests' revision build) and the current one, baseline
+/// first in each of three rounds, and judges the paired figures. The two
+/// builds run the same loop, so nothing may regress by half.
+fn regress_holds_the_current_build_against_a_commit() -> Result<(), String> {
+    let results = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let baseline = crate::drain::KNOWN_COMMIT;
+    let out = output(
+        suite()
+            .args(["regress", "rustpipe", "stateless", "--baseline", baseline])
+            .args([
+                "--repeat",
+                "3",
+                "--threshold",
+                "50",
+                "--rate",
+                "1000",
+                "--warmup",
+                "2",
+                "--window",
+                "5",
+            ])
+            .arg("--results")
+            .arg(results.path()),
+    )?;
+    ensure(out.status.success(), "no regression: exit 0", &out)?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    ensure(
+        stdout.contains(&format!(
+            "B = rustpipe 0.1.0 (current) against A = {} (baseline)",
+            &baseline[..10]
+        )) && stdout.contains("3 round(s) paired")
+            && stdout.contains("µs CPU/record")
+            && stdout.contains("no regression"),
+        "the pairs and the verdict are printed",
+        &out,
+    )?;
+    let all = records(results.path(), "stateless")?;
+    let versions: Vec<&str> = all.iter().map(|r| r.version.as_str()).collect();
+    let rounds: Vec<Option<u32>> = all.iter().map(|r| r.round).collect();
+    ensure(
+        versions
+            == [
+                &baseline[..10],
+                "0.1.0",
+                &baseline[..10],
+                "0.1.0",
+                &baseline[..10],
+                "0.1.0",
+            ]
+            && rounds == [Some(1), Some(1), Some(2), Some(2), Some(3), Some(3)]
+            && all.iter().all(|r| r.batch_id == all[0].batch_id),
+        &format!("baseline then current in each round, one batch: {versions:?} {rounds:?}"),
+        &out,
+    )
+}
+
+/// A gate decided by fewer than three rounds would follow one noisy run.
+fn regress_refuses_fewer_than_three_rounds() -> Result<(), String> {
+    let results = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let out = output(
+        suite()
+            .args(["regress", "rustpipe", "stateless", "--baseline", "HEAD"])
+            .args(["--repeat", "2", "--results"])
+            .arg(results.path()),
+    )?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    ensure(
+        out.status.code() == Some(1)
+            && stderr.lines().count() == 1
+            && stderr.contains("--repeat 2 is too few"),
+        "one clear line",
+        &out,
+    )?;
+    ensure(
+        records(results.path(), "stateless")?.is_empty(),
+        "nothing recorded",
+        &out,
     )
 }

@@ -16,7 +16,7 @@ use crate::trial;
 
 /// A commit of this repository with the rustpipe crate: built once into the
 /// cache directory, then reused by every later test run.
-const KNOWN_COMMIT: &str = "0faffc14a16496b1978d44e7da450f8d4926c84c";
+pub const KNOWN_COMMIT: &str = "0faffc14a16496b1978d44e7da450f8d4926c84c";
 
 pub fn trials() -> Vec<Trial> {
     vec![
