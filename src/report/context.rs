@@ -17,7 +17,7 @@ use super::failed::failed_table;
 use super::latency::{latency_section, LatencySection};
 use super::lines::{group_lines, is_chaos, line_order, LineRuns, Verdict};
 use super::points::{group_points, PointSettings};
-use super::releases::releases_text;
+use super::releases::releases_table;
 use super::resources::resources_table;
 use super::sanity;
 use super::summary::{summary, Summary};
@@ -66,8 +66,8 @@ pub struct WorkloadPage {
     pub sanity_verdict: Verdict,
     pub characteristics: Table,
     pub notes: Vec<ProductNote>,
-    /// What the releases section says.
-    pub releases: String,
+    /// Lines measured on several versions at one point.
+    pub releases: Table,
     pub failed: Table,
     /// The suite commits of the records shown, newest first.
     pub commits: Vec<String>,
@@ -303,7 +303,7 @@ pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> Worklo
         sanity_verdict: sanity::sanity_verdict(&points),
         characteristics: characteristics_table(suite, name, &page_lines),
         notes: product_notes(suite, name, &page_lines),
-        releases: releases_text(),
+        releases: releases_table(&points),
         failed: failed_table(records),
         commits: commits(records.iter()),
     }
