@@ -174,17 +174,16 @@ fn percentile_text(x: f64) -> String {
 /// Latency (ms) by percentile, from the runs' histograms merged (exact for
 /// repeats); None when no run kept a readable histogram.
 fn percentile_curve(runs: &[&RunRecord]) -> Option<Vec<(f64, f64)>> {
-    let mut merged: Option<Histogram<u64>> = None;
+    // A histogram that resizes itself: a decoded one keeps the range of its
+    // own values, and adding a run with a larger maximum to it would fail.
+    let mut merged = crate::probe::new_histogram();
     for run in runs {
         let Some(h) = run.latency_histogram.as_deref().and_then(decode_histogram) else {
             continue;
         };
-        match merged.as_mut() {
-            Some(m) => m.add(&h).ok()?,
-            None => merged = Some(h),
-        }
+        merged.add(&h).ok()?;
     }
-    let merged = merged.filter(|h| !h.is_empty())?;
+    let merged = Some(merged).filter(|h| !h.is_empty())?;
     let steps = 20;
     Some(
         (0..=steps)
@@ -215,5 +214,36 @@ mod tests {
         assert_eq!(percentile_text(1.0), "90%");
         assert_eq!(percentile_text(3.0), "99.9%");
         assert_eq!(percentile_text(4.0), "99.99%");
+    }
+
+    /// A run whose histogram reaches further than the first run's still
+    /// merges: no line drops out of the chart.
+    #[test]
+    fn repeats_merge_whatever_their_ranges() {
+        use base64::Engine;
+        use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
+        let record = |max_ms: u64| {
+            let mut h = crate::probe::new_histogram();
+            for ms in 1..=max_ms {
+                h.record(ms * 1000).unwrap();
+            }
+            let mut bytes = Vec::new();
+            V2DeflateSerializer::new()
+                .serialize(&h, &mut bytes)
+                .unwrap();
+            let mut r: RunRecord = serde_json::from_str(
+                include_str!("../../tests/fixtures/report/results/stateless.jsonl")
+                    .lines()
+                    .next()
+                    .unwrap(),
+            )
+            .unwrap();
+            r.latency_histogram = Some(base64::engine::general_purpose::STANDARD.encode(bytes));
+            r
+        };
+        let (small, large) = (record(20), record(50_000));
+        let curve = percentile_curve(&[&small, &large]).expect("both runs merge");
+        let (_, top) = curve.last().copied().unwrap();
+        assert!(top > 40_000.0, "{top}");
     }
 }
