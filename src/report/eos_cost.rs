@@ -8,6 +8,7 @@ use super::figures::{figure, format_of, metric_cell, metric_column};
 use super::lines::LineRuns;
 use super::points::PointRuns;
 use super::table::{signed_percent, Cell, Column, Row, Table};
+use crate::analysis::paired::{self, RunFigures, Verdict};
 use crate::config::{Delivery, Suite};
 use crate::results::{Regime, RunRecord};
 
@@ -236,8 +237,16 @@ fn cost_row(pair: &LinePair, point: String, alos: &LineRuns<'_>, eos: &LineRuns<
         .set("measured", Cell::text(marks.join(" · ")))
 }
 
-/// The change of figure `name` from `alos` to `eos`, as a signed percentage.
-fn change(alos: &[&RunRecord], eos: &[&RunRecord], name: &str) -> Cell {
+/// The change of figure `name` from `alos` to `eos`, as a signed percentage:
+/// for an interleaved batch, the median of the per-round paired ratios, or
+/// "not separable" when the sign flipped between rounds; for two batches
+/// measured separately, the ratio of their medians.
+fn change(alos: &[&RunRecord], eos: &[&RunRecord], name: &'static str) -> Cell {
+    if measured(alos, eos) == "interleaved" {
+        if let Some(cell) = paired_change(alos, eos, name) {
+            return cell;
+        }
+    }
     match (figure(alos, name), figure(eos, name)) {
         (Some(x), Some(y)) if x.median > 0.0 => {
             let format = format_of(name);
@@ -249,6 +258,33 @@ fn change(alos: &[&RunRecord], eos: &[&RunRecord], name: &str) -> Cell {
         }
         _ => Cell::missing(),
     }
+}
+
+/// The paired change of `name` over the rounds of one batch; None when its
+/// runs carry no rounds to pair.
+fn paired_change(alos: &[&RunRecord], eos: &[&RunRecord], name: &'static str) -> Option<Cell> {
+    fn figures<'r>(runs: &[&'r RunRecord]) -> Option<Vec<RunFigures<'r>>> {
+        runs.iter().map(|r| RunFigures::from_record(r)).collect()
+    }
+    let pairing = paired::pair_by_round(&figures(alos)?, &figures(eos)?);
+    if pairing.pairs.len() < 2 {
+        return None;
+    }
+    let figure = paired::compare_figure(&pairing.pairs, name);
+    Some(match figure.verdict {
+        Verdict::Separable { standing, ratios } => Cell::text(signed_percent(ratios.median - 1.0))
+            .with_title(format!(
+                "median of {} per-round ratios ({} – {}); exactly-once {} in every round",
+                ratios.count,
+                signed_percent(ratios.min - 1.0),
+                signed_percent(ratios.max - 1.0),
+                standing.as_str()
+            )),
+        Verdict::NotSeparable => Cell::text("not separable")
+            .with_class("na")
+            .with_title("the sign of the change flipped between rounds: within the noise"),
+        Verdict::NotComparable { reason } => Cell::text("—").with_class("na").with_title(reason),
+    })
 }
 
 /// `a → b` of one figure, each a median of its batch.
@@ -299,5 +335,45 @@ mod tests {
         assert_eq!(measured(&[&a], &[&b]), "interleaved");
         b.batch_id = "another".into();
         assert_eq!(measured(&[&a], &[&b]), "separately");
+    }
+
+    #[test]
+    fn an_interleaved_change_is_the_median_of_its_rounds() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/report/results/stateless.jsonl");
+        let base = crate::results::read_records(&path).unwrap().remove(0);
+        let run = |round: u32, value: f64| {
+            let mut r = base.clone();
+            r.round = Some(round);
+            r.metrics.insert(
+                "rows_per_s_per_core".into(),
+                crate::results::Metric::new(
+                    value,
+                    "records/s per core",
+                    crate::results::Better::Higher,
+                ),
+            );
+            r
+        };
+        let alos = [run(1, 100.0), run(2, 200.0)];
+        // -10 % and -20 %: the median of the rounds is -15 %, where the
+        // ratio of the medians (150 -> 125) would read -16.7 %
+        let eos = [run(1, 90.0), run(2, 160.0)];
+        fn refs(runs: &[RunRecord]) -> Vec<&RunRecord> {
+            runs.iter().collect()
+        }
+        let cell = change(&refs(&alos), &refs(&eos), "rows_per_s_per_core");
+        assert_eq!(cell.text, signed_percent(-0.15));
+        // -10 % then +10 %: within the noise, no number
+        let flipped = [run(1, 90.0), run(2, 220.0)];
+        let cell = change(&refs(&alos), &refs(&flipped), "rows_per_s_per_core");
+        assert_eq!(cell.text, "not separable");
+        // measured separately: the ratio of the medians
+        let mut apart = eos.clone();
+        for r in &mut apart {
+            r.batch_id = "another".into();
+        }
+        let cell = change(&refs(&alos), &refs(&apart), "rows_per_s_per_core");
+        assert_eq!(cell.text, signed_percent(125.0 / 150.0 - 1.0));
     }
 }
