@@ -528,29 +528,21 @@ const SETTLE_POLL: Duration = Duration::from_millis(100);
 /// commits no offsets.
 const QUIET_OUTPUT: Duration = Duration::from_secs(3);
 
-/// Waits until the product's committed offset on `input` reaches
-/// `input_records`, or `bound` passes; fails if the product dies.
-fn settle_committed(
-    offsets: &OffsetReader,
-    input: &str,
-    input_records: u64,
+/// Polls `finished` every [`SETTLE_POLL`] until it says the product is done
+/// or `bound` passes; fails if the product dies or Ctrl-C arrives.
+fn settle_until(
     bound: Duration,
     product: &mut Supervised,
     interrupt: &Interrupt,
+    mut finished: impl FnMut() -> Result<bool>,
 ) -> Result<Settle> {
     let started = std::time::Instant::now();
     loop {
-        let committed = offsets.committed(input)?.max(0) as u64;
-        if committed >= input_records {
+        let reached_end = finished()?;
+        if reached_end || started.elapsed() >= bound {
             return Ok(Settle {
                 seconds: started.elapsed().as_secs_f64(),
-                reached_end: true,
-            });
-        }
-        if started.elapsed() >= bound {
-            return Ok(Settle {
-                seconds: started.elapsed().as_secs_f64(),
-                reached_end: false,
+                reached_end,
             });
         }
         product.check_alive()?;
@@ -559,6 +551,21 @@ fn settle_committed(
         }
         std::thread::sleep(SETTLE_POLL);
     }
+}
+
+/// Waits until the product's committed offset on `input` reaches
+/// `input_records`, or `bound` passes.
+fn settle_committed(
+    offsets: &OffsetReader,
+    input: &str,
+    input_records: u64,
+    bound: Duration,
+    product: &mut Supervised,
+    interrupt: &Interrupt,
+) -> Result<Settle> {
+    settle_until(bound, product, interrupt, || {
+        Ok(offsets.committed(input)?.max(0) as u64 >= input_records)
+    })
 }
 
 /// Waits until the output topic has not grown for [`QUIET_OUTPUT`], or
@@ -570,33 +577,16 @@ fn settle_quiet_output(
     product: &mut Supervised,
     interrupt: &Interrupt,
 ) -> Result<Settle> {
-    let started = std::time::Instant::now();
     let mut last = offsets.high_watermark(output)?;
-    let mut last_change = started;
-    loop {
-        if last_change.elapsed() >= QUIET_OUTPUT {
-            return Ok(Settle {
-                seconds: started.elapsed().as_secs_f64(),
-                reached_end: true,
-            });
-        }
-        if started.elapsed() >= bound {
-            return Ok(Settle {
-                seconds: started.elapsed().as_secs_f64(),
-                reached_end: false,
-            });
-        }
-        product.check_alive()?;
-        if interrupt.is_set() {
-            return Err(Interrupted.into());
-        }
-        std::thread::sleep(SETTLE_POLL);
+    let mut last_change = std::time::Instant::now();
+    settle_until(bound, product, interrupt, || {
         let now = offsets.high_watermark(output)?;
         if now != last {
             last = now;
             last_change = std::time::Instant::now();
         }
-    }
+        Ok(last_change.elapsed() >= QUIET_OUTPUT)
+    })
 }
 
 /// A crash injected mid-window, until its outcome is known.
