@@ -415,17 +415,13 @@ fn host_label(h: &HostInfo) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::read_records;
-
-    fn fixture() -> RunRecord {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/report/results/stateless.jsonl");
-        read_records(&path).unwrap().remove(0)
-    }
 
     #[test]
     fn two_kernels_are_two_hosts_in_the_header() {
-        let (a, mut b) = (fixture(), fixture());
+        let (a, mut b) = (
+            crate::report::fixture_record(),
+            crate::report::fixture_record(),
+        );
         b.host.kernel.push_str("-next");
         let hosts = header(&[a, b]).hosts;
         assert_eq!(hosts.len(), 2, "{hosts:?}");
@@ -434,14 +430,17 @@ mod tests {
 
     #[test]
     fn two_machines_alike_in_all_else_are_two_hosts_in_the_header() {
-        let (mut a, mut b) = (fixture(), fixture());
+        let (mut a, mut b) = (
+            crate::report::fixture_record(),
+            crate::report::fixture_record(),
+        );
         a.host.machine_id_hash = Some("00112233aabbccdd".into());
         b.host.machine_id_hash = Some("99887766aabbccdd".into());
         let hosts = header(&[a.clone(), b]).hosts;
         assert_eq!(hosts.len(), 2, "{hosts:?}");
         assert!(hosts.iter().any(|h| h.ends_with("(vm, machine 00112233)")));
         // an older record of the same host, without the new fields, joins it
-        let hosts = header(&[a, fixture()]).hosts;
+        let hosts = header(&[a, crate::report::fixture_record()]).hosts;
         assert_eq!(hosts.len(), 1, "{hosts:?}");
     }
 }

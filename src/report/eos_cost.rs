@@ -328,10 +328,8 @@ mod tests {
 
     #[test]
     fn one_batch_is_interleaved_two_are_separately() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/report/results/stateless.jsonl");
-        let records = crate::results::read_records(&path).unwrap();
-        let (a, mut b) = (records[0].clone(), records[0].clone());
+        let a = crate::report::fixture_record();
+        let mut b = a.clone();
         assert_eq!(measured(&[&a], &[&b]), "interleaved");
         b.batch_id = "another".into();
         assert_eq!(measured(&[&a], &[&b]), "separately");
@@ -339,9 +337,7 @@ mod tests {
 
     #[test]
     fn an_interleaved_change_is_the_median_of_its_rounds() {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/report/results/stateless.jsonl");
-        let base = crate::results::read_records(&path).unwrap().remove(0);
+        let base = crate::report::fixture_record();
         let run = |round: u32, value: f64| {
             let mut r = base.clone();
             r.round = Some(round);

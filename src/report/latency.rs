@@ -231,13 +231,7 @@ mod tests {
             V2DeflateSerializer::new()
                 .serialize(&h, &mut bytes)
                 .unwrap();
-            let mut r: RunRecord = serde_json::from_str(
-                include_str!("../../tests/fixtures/report/results/stateless.jsonl")
-                    .lines()
-                    .next()
-                    .unwrap(),
-            )
-            .unwrap();
+            let mut r = crate::report::fixture_record();
             r.latency_histogram = Some(base64::engine::general_purpose::STANDARD.encode(bytes));
             r
         };

@@ -173,3 +173,12 @@ pub fn write_site(
 pub fn workload_page(suite: &Suite, workload: &str, records: &[RunRecord]) -> WorkloadPage {
     context::workload_page(suite, workload, records)
 }
+
+/// The first record of the report's fixture results, for unit tests that
+/// change one field of a real record.
+#[cfg(test)]
+fn fixture_record() -> RunRecord {
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/report/results/stateless.jsonl");
+    crate::results::read_records(&path).unwrap().remove(0)
+}

@@ -261,17 +261,13 @@ fn point_name(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::read_records;
-
-    fn fixture() -> RunRecord {
-        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("tests/fixtures/report/results/stateless.jsonl");
-        read_records(&path).unwrap().remove(0)
-    }
 
     #[test]
     fn one_host_and_one_configuration_are_one_point() {
-        let (a, mut b) = (fixture(), fixture());
+        let (a, mut b) = (
+            crate::report::fixture_record(),
+            crate::report::fixture_record(),
+        );
         b.config.seed = 7;
         b.config.warmup_s = 20;
         b.batch_id = "another batch".into();
@@ -280,19 +276,22 @@ mod tests {
 
     #[test]
     fn another_host_is_another_point() {
-        let (a, mut b) = (fixture(), fixture());
+        let (a, mut b) = (
+            crate::report::fixture_record(),
+            crate::report::fixture_record(),
+        );
         b.host.hostname = "elsewhere".into();
         assert!(!BenchPoint::from_record(&a).holds(&b));
-        let mut c = fixture();
+        let mut c = crate::report::fixture_record();
         c.host.machine_id_hash = Some("00112233".into());
-        let mut d = fixture();
+        let mut d = crate::report::fixture_record();
         d.host.machine_id_hash = Some("99887766".into());
         assert!(!BenchPoint::from_record(&c).holds(&d));
     }
 
     #[test]
     fn another_rate_window_or_configuration_is_another_point() {
-        let a = fixture();
+        let a = crate::report::fixture_record();
         let point = BenchPoint::from_record(&a);
         let changes: [fn(&mut RunRecord); 6] = [
             |r| r.config.rate = 1000,
@@ -303,24 +302,24 @@ mod tests {
             |r| r.bench_version += 1,
         ];
         for change in changes {
-            let mut b = fixture();
+            let mut b = crate::report::fixture_record();
             change(&mut b);
             assert!(!point.holds(&b), "{:?}", b.config);
         }
-        let mut other_workload = fixture();
+        let mut other_workload = crate::report::fixture_record();
         other_workload.workload = "windowed".into();
         assert!(!point.holds(&other_workload));
     }
 
     #[test]
     fn an_old_record_without_the_newer_fields_joins_the_point_of_a_new_one() {
-        let mut new = fixture();
+        let mut new = crate::report::fixture_record();
         new.host.threads = Some(2);
         new.host.cpu_mhz = Some(2400);
         new.host.machine_id_hash = Some("00112233aabbccdd".into());
         new.suite_commit = Some("0faffc1".into());
         // The fixture's first record predates those fields.
-        let old = fixture();
+        let old = crate::report::fixture_record();
         assert!(old.host.threads.is_none() && old.suite_commit.is_none());
         assert!(BenchPoint::from_record(&new).holds(&old));
         assert!(BenchPoint::from_record(&old).holds(&new));
@@ -334,7 +333,7 @@ mod tests {
                 .unwrap();
         assert_ne!(suite.bench.run.rate, suite.bench.iso_rate);
         let at = |rate: u64, started: &str| {
-            let mut r = fixture();
+            let mut r = crate::report::fixture_record();
             r.config = RunConfig {
                 rate,
                 window_s: suite.bench.run.window_s,
@@ -378,7 +377,7 @@ mod tests {
 
     #[test]
     fn a_rate_and_window_read_in_the_heading() {
-        let settings = PointSettings::from_config(&fixture().config);
+        let settings = PointSettings::from_config(&crate::report::fixture_record().config);
         assert_eq!(settings.label(), "20,000/s · 30 s window");
         assert_eq!(
             settings.detail(),
