@@ -46,7 +46,7 @@ fn pages_show_every_kind_of_run() {
         "not verified: incomplete",
         "Not verified: fakeflow at 20,000/s · 30 s window, legacy at 20,000/s · 30 s window, \
          rustpipe at 1,000/s · 30 s window, \
-         fakeflow-eos at 20,000/s · 30 s window · commit interval 1000 ms.",
+         fakeflow-eos at 20,000/s · 30 s window · commits every 1000 ms exactly-once, 1000 ms at-least-once.",
         "not described in products/",
         // one section per point, the run defaults first
         "20,000/s · 30 s window (run defaults, iso rate)",
@@ -82,7 +82,9 @@ fn pages_show_every_kind_of_run() {
         latency.contains(">35.9<") && !latency.contains(">32.3<"),
         "{latency}"
     );
-    assert!(workload.contains("20,000/s · 30 s window · commit interval 1000 ms</h2>"));
+    assert!(workload.contains(
+        "20,000/s · 30 s window · commits every 1000 ms exactly-once, 1000 ms at-least-once</h2>"
+    ));
     assert!(order("(run defaults, iso rate)</h2>") < order("1,000/s · 30 s window</h2>"));
     // The eos and alos lines of one batch at 1,000/s are interleaved; at
     // 20,000/s they ran in two batches.

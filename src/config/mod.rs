@@ -16,7 +16,7 @@ pub use bench::{
 };
 pub use chaos::ChaosPlan;
 pub use client::{Acks, ClientProfile, Compression, CLIENT_KEYS};
-pub use product::{Delivery, Install, Line, Product, Readiness};
+pub use product::{Delivery, Install, Line, Product, Readiness, COMMIT_INTERVAL_KEY};
 pub use setting::Setting;
 pub use workload::Workload;
 

@@ -37,8 +37,9 @@ pub struct Product {
     pub characteristics: Characteristics,
     #[serde(default)]
     pub notes: String,
-    /// Keys of bench.yaml's client profile the product cannot apply, each
-    /// with the reason; the page marks its lines "≠ config" there.
+    /// Keys of bench.yaml's client profile (or `commit_interval_ms`) the
+    /// product cannot apply, each with the reason; the page marks its lines
+    /// "≠ config" there.
     #[serde(default)]
     pub client_exceptions: BTreeMap<String, String>,
     /// Settings only this product's app reads, handed over as BENCH_SETTINGS (JSON).
@@ -48,6 +49,10 @@ pub struct Product {
     #[serde(skip)]
     pub path: PathBuf,
 }
+
+/// The key a product excuses in `client_exceptions` when it commits on a
+/// cadence of its own rather than at BENCH_COMMIT_INTERVAL_MS.
+pub const COMMIT_INTERVAL_KEY: &str = "commit_interval_ms";
 
 fn commits_offsets_by_default() -> bool {
     true
@@ -222,10 +227,10 @@ impl Product {
         if let Some(key) = product
             .client_exceptions
             .keys()
-            .find(|k| !CLIENT_KEYS.contains(&k.as_str()))
+            .find(|k| !CLIENT_KEYS.contains(&k.as_str()) && k.as_str() != COMMIT_INTERVAL_KEY)
         {
             return Err(invalid(format!(
-                "`client_exceptions` names `{key}`, which is not a client profile key ({})",
+                "`client_exceptions` names `{key}`, which is neither a client profile key ({}) nor {COMMIT_INTERVAL_KEY}",
                 CLIENT_KEYS.join(", ")
             )));
         }

@@ -26,7 +26,8 @@ use crate::config::{Install, Product};
 use crate::interrupt::{Interrupt, Interrupted};
 use crate::process::{self, find_on_path, is_executable};
 
-/// Written last into an install folder: its presence means the install is whole.
+/// Written last into an install folder, holding the install's fingerprint:
+/// the install is whole, and current while the fingerprint still matches.
 const MARKER: &str = ".installed";
 /// The tools' output, kept in the install folder.
 const LOG: &str = "install.log";
@@ -70,13 +71,63 @@ fn chosen_version(product: &Product, version: Option<&str>) -> String {
 /// whether that version is installed yet.
 pub fn availability(product: &Product, version: Option<&str>, cache: &Cache) -> Availability {
     let installable = matches!(product.install, Install::Maven { .. } | Install::Pip { .. });
-    let marker = cache
-        .product_dir(&product.name, &chosen_version(product, version))
-        .join(MARKER);
-    if installable && marker.exists() {
+    let version = chosen_version(product, version);
+    if installable
+        && is_current(
+            product,
+            &version,
+            &cache.product_dir(&product.name, &version),
+        )
+    {
         return Availability::Installed;
     }
     capability(product)
+}
+
+/// What an install was made from: the version, the install section and, for
+/// a Maven build, every file of the app's source. A change to any of them
+/// makes the next run install again, so no run starts a stale build.
+fn fingerprint(product: &Product, version: &str) -> String {
+    // FNV-1a: stable across builds of the suite, unlike std's hasher.
+    fn mix(hash: &mut u64, bytes: &[u8]) {
+        for byte in bytes {
+            *hash ^= u64::from(*byte);
+            *hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    let mut hash = 0xcbf2_9ce4_8422_2325u64;
+    mix(&mut hash, version.as_bytes());
+    mix(&mut hash, format!("{:?}", product.install).as_bytes());
+    if let Install::Maven { .. } = product.install {
+        let mut files = vec![product.dir().join("pom.xml")];
+        source_files(&product.dir().join("src"), &mut files);
+        files.sort();
+        for file in files {
+            mix(&mut hash, file.to_string_lossy().as_bytes());
+            mix(&mut hash, &fs::read(&file).unwrap_or_default());
+        }
+    }
+    format!("{version} {hash:016x}")
+}
+
+/// Every file under `dir`, recursively.
+fn source_files(dir: &Path, files: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            source_files(&path, files);
+        } else {
+            files.push(path);
+        }
+    }
+}
+
+/// Whether `dir` holds a whole install of what `product` at `version` is now.
+fn is_current(product: &Product, version: &str, dir: &Path) -> bool {
+    fs::read_to_string(dir.join(MARKER)).is_ok_and(|made| made == fingerprint(product, version))
 }
 
 /// Whether `product` can run on this machine at all, whatever the cache holds:
@@ -192,10 +243,10 @@ pub fn ensure_installed(
         Install::Maven { .. } | Install::Pip { .. } => {
             let version = chosen_version(product, version);
             let dir = cache.product_dir(name, &version);
-            if !dir.join(MARKER).exists() {
+            if !is_current(product, &version, &dir) {
                 let _lock = InstallLock::acquire(&dir, interrupt)?;
                 // Another suite may have installed it while we waited.
-                if !dir.join(MARKER).exists() {
+                if !is_current(product, &version, &dir) {
                     install(product, &version, &dir, interrupt)?;
                 }
             }
@@ -249,7 +300,7 @@ fn install(product: &Product, version: &str, dir: &Path, interrupt: &Interrupt) 
             Err(err) => return Err(err),
         }
     }
-    fs::write(dir.join(MARKER), version)?;
+    fs::write(dir.join(MARKER), fingerprint(product, version))?;
     Ok(())
 }
 
@@ -539,7 +590,7 @@ mod tests {
             availability(&p, Some("2.0"), &cache),
             Availability::Installed
         );
-        fs::write(folder.join(MARKER), "2.0").unwrap();
+        fs::write(folder.join(MARKER), fingerprint(&p, "2.0")).unwrap();
         assert_eq!(
             availability(&p, Some("2.0"), &cache),
             Availability::Installed
@@ -547,6 +598,33 @@ mod tests {
         let installed = ensure_installed(&p, Some("2.0"), &cache, &Interrupt::none()).unwrap();
         assert_eq!(installed.version, "2.0");
         assert_eq!(installed.dir.unwrap(), folder);
+        // An install made from other packages is not this one.
+        fs::write(folder.join(MARKER), "2.0").unwrap();
+        assert_ne!(
+            availability(&p, Some("2.0"), &cache),
+            Availability::Installed
+        );
+    }
+
+    #[test]
+    fn a_changed_app_source_is_another_install() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = product(
+            dir.path(),
+            "{kind: maven, version_property: x.version}",
+            "[java, -jar, \"{install}/build/app.jar\"]",
+        );
+        let app = p.dir().join("src/main/java/App.java");
+        fs::create_dir_all(app.parent().unwrap()).unwrap();
+        fs::write(&app, "class App {}").unwrap();
+        let before = fingerprint(&p, "1.0");
+        assert_eq!(before, fingerprint(&p, "1.0"));
+        assert_ne!(before, fingerprint(&p, "1.1"));
+        fs::write(&app, "class App { int x; }").unwrap();
+        assert_ne!(before, fingerprint(&p, "1.0"));
+        let pip = product(dir.path(), "{kind: pip, packages: [x]}", "[x]");
+        let other = product(dir.path(), "{kind: pip, packages: [x, orjson]}", "[x]");
+        assert_ne!(fingerprint(&pip, "1.0"), fingerprint(&other, "1.0"));
     }
 
     #[test]

@@ -65,6 +65,7 @@ pub struct WorkloadPage {
     pub sanity: Table,
     pub sanity_verdict: Verdict,
     pub characteristics: Table,
+    pub client_settings: Table,
     pub notes: Vec<ProductNote>,
     /// Lines measured on several versions at one point.
     pub releases: Table,
@@ -302,6 +303,7 @@ pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> Worklo
         sanity: sanity::sanity_table(&points),
         sanity_verdict: sanity::sanity_verdict(&points),
         characteristics: characteristics_table(suite, name, &page_lines),
+        client_settings: super::settings::client_settings_table(suite, name, &page_lines),
         notes: product_notes(suite, name, &page_lines),
         releases: releases_table(&points),
         failed: failed_table(records),

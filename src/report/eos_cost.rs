@@ -10,7 +10,7 @@ use super::points::PointRuns;
 use super::table::{signed_percent, Cell, Column, Row, Table};
 use crate::analysis::paired::{self, RunFigures, Verdict};
 use crate::config::{Delivery, Suite};
-use crate::results::{Regime, RunRecord};
+use crate::results::{Regime, RunConfig, RunRecord};
 
 /// The cost of exactly-once of one product at the iso point, for the summary.
 pub(super) struct IsoCost {
@@ -217,9 +217,11 @@ fn cost_row(pair: &LinePair, point: String, alos: &LineRuns<'_>, eos: &LineRuns<
             .with_title("latency only when both kept up")
     };
     let mut marks = vec![measured(a, e)];
+    let mut differences = Vec::new();
     if let (Some(ra), Some(re)) = (a.last(), e.last()) {
         if ra.config != re.config {
             marks.push("≠ config");
+            differences = config_differences(&ra.config, &re.config);
         }
     }
     Row::new()
@@ -234,7 +236,37 @@ fn cost_row(pair: &LinePair, point: String, alos: &LineRuns<'_>, eos: &LineRuns<
         .set("CPU / record", transition(a, e, "us_cpu_per_record"))
         .set("consumed/s", consumed)
         .set("latency p50", latency)
-        .set("measured", Cell::text(marks.join(" · ")))
+        .set(
+            "measured",
+            Cell::text(marks.join(" · ")).with_title(differences.join("; ")),
+        )
+}
+
+/// How the at-least-once run's configuration differs from the exactly-once
+/// run's, in words.
+fn config_differences(alos: &RunConfig, eos: &RunConfig) -> Vec<String> {
+    let mut differences = Vec::new();
+    if alos.commit_interval_ms != eos.commit_interval_ms {
+        differences.push(format!(
+            "commits every {} ms at-least-once, {} ms exactly-once: at-least-once output does not wait for a commit",
+            alos.commit_interval_ms, eos.commit_interval_ms
+        ));
+    }
+    for ((key, a), (_, e)) in alos.client.entries().into_iter().zip(eos.client.entries()) {
+        if a != e {
+            differences.push(format!("{key} {a} at-least-once, {e} exactly-once"));
+        }
+    }
+    let rest = |c: &RunConfig| RunConfig {
+        commit_interval_ms: 0,
+        client: Default::default(),
+        settings: Vec::new(),
+        ..c.clone()
+    };
+    if rest(alos) != rest(eos) {
+        differences.push("other run settings differ too".to_string());
+    }
+    differences
 }
 
 /// The change of figure `name` from `alos` to `eos`, as a signed percentage:

@@ -21,6 +21,7 @@ mod points;
 mod releases;
 mod resources;
 mod sanity;
+mod settings;
 mod summary;
 mod svg;
 mod table;

@@ -50,8 +50,9 @@ pub fn trials() -> Vec<Trial> {
 }
 
 /// `suite install LINE`, then 8 s of warm-up (a JVM or a Python interpreter
-/// still settling) and a 10 s window at 1000 records/s: one ok record
-/// of the version product.yaml names, keep-up, and the eu-* share kept.
+/// still settling) and a 10 s window at 1000 records/s with a client profile
+/// unlike bench.yaml's: one ok record of the version product.yaml names,
+/// keep-up, the eu-* share kept, and the profile applied.
 fn installed_line_keeps_up(line: &str, delivery: Delivery) -> Result<(), String> {
     let install = output(suite().args(["install", line]))?;
     ensure(
@@ -59,8 +60,16 @@ fn installed_line_keeps_up(line: &str, delivery: Delivery) -> Result<(), String>
         "the install must succeed",
         &install,
     )?;
-    let (out, record) = stateless_run(line, delivery, 1000, 8, 10)?;
+    let (out, record) = stateless_run(
+        line,
+        delivery,
+        1000,
+        8,
+        10,
+        &crate::support::PROFILE_SETTINGS,
+    )?;
     let r = &record;
+    crate::support::applied_the_client_profile(r, &out)?;
     ensure(
         r.version == default_version(line)?,
         &format!("the version run is product.yaml's, got {}", r.version),

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use streamsuite::config::Delivery;
+use streamsuite::config::{Delivery, Suite, COMMIT_INTERVAL_KEY};
 use streamsuite::gendata::event::Core;
 use streamsuite::results::{read_records, RunRecord, SanityVerdict, Status, VerificationVerdict};
 
@@ -111,6 +111,7 @@ pub fn stateless_run(
     rate: u64,
     warmup_s: u64,
     window_s: u64,
+    settings: &[&str],
 ) -> Result<(Output, RunRecord), String> {
     let results = tempfile::tempdir().map_err(|e| e.to_string())?;
     let (rate, warmup, window) = (rate.to_string(), warmup_s.to_string(), window_s.to_string());
@@ -118,6 +119,7 @@ pub fn stateless_run(
         suite()
             .args(["run", line, "stateless", "--rate", &rate])
             .args(["--warmup", &warmup, "--window", &window])
+            .args(settings.iter().flat_map(|s| ["--set", s]))
             .arg("--results")
             .arg(results.path()),
     )?;
@@ -132,6 +134,81 @@ pub fn stateless_run(
         &out,
     )?;
     Ok((out, record))
+}
+
+/// A client profile unlike bench.yaml's in every number, and an
+/// at-least-once commit interval of its own: a product that ignored the
+/// profile, or hard-coded a value, reports something else.
+pub const PROFILE_SETTINGS: [&str; 5] = [
+    "client.fetch_min_bytes=512",
+    "client.fetch_max_wait_ms=20",
+    "client.max_partition_fetch_bytes=4194304",
+    "client.linger_ms=3",
+    "run.commit_interval_ms.at-least-once=500",
+];
+
+/// The product's `effective client config:` line, read from its log, holds
+/// the run's client profile and commit interval, less the keys its
+/// product.yaml excuses.
+pub fn applied_the_client_profile(r: &RunRecord, out: &Output) -> Result<(), String> {
+    let log = r.logs.join("product.stdout.log");
+    let text = std::fs::read_to_string(&log).map_err(|e| format!("{}: {e}", log.display()))?;
+    let prefix = "effective client config: ";
+    let lines: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix(prefix))
+        .collect();
+    ensure(
+        lines.len() == 1,
+        &format!(
+            "one `{prefix}` line in {}, found {}",
+            log.display(),
+            lines.len()
+        ),
+        out,
+    )?;
+    let reported: serde_json::Map<String, serde_json::Value> =
+        serde_json::from_str(lines[0]).map_err(|e| format!("{}: {e}", lines[0]))?;
+    let suite = Suite::load(&repo().join("bench.yaml")).map_err(|e| e.to_string())?;
+    let product = suite
+        .products
+        .get(&r.product)
+        .ok_or(format!("no product {}", r.product))?;
+    let mut expected = r.config.client.to_json_map();
+    expected.retain(|key, _| !product.client_exceptions.contains_key(key));
+    let mut profile_part = reported.clone();
+    let commit = profile_part.remove("commit_interval_ms");
+    ensure(
+        profile_part
+            .into_iter()
+            .collect::<std::collections::BTreeMap<_, _>>()
+            == expected,
+        &format!(
+            "{} reported {} for the profile {}",
+            r.line,
+            lines[0],
+            serde_json::to_string(&expected).unwrap_or_default()
+        ),
+        out,
+    )?;
+    match commit {
+        Some(ms) => ensure(
+            ms.as_u64() == Some(r.config.commit_interval_ms),
+            &format!(
+                "{} commits every {ms} ms, the run's interval is {} ms",
+                r.line, r.config.commit_interval_ms
+            ),
+            out,
+        ),
+        None => ensure(
+            product.client_exceptions.contains_key(COMMIT_INTERVAL_KEY),
+            &format!(
+                "{} reported no commit_interval_ms and its product.yaml does not excuse it",
+                r.line
+            ),
+            out,
+        ),
+    }
 }
 
 /// Sanity ✓ and a passed verification: the same work, all of it, and once on

@@ -205,7 +205,7 @@ impl PipelineSettings {
                 Client::Producer => producer,
             };
             if let Some(value) = config.get(name) {
-                applied.insert(key.to_string(), typed(value));
+                applied.insert(key.to_string(), typed(key, value));
             }
         }
         applied.insert(
@@ -220,11 +220,11 @@ impl PipelineSettings {
 }
 
 /// A librdkafka value as JSON: numbers and booleans typed; acks stays a string.
-fn typed(value: &str) -> serde_json::Value {
+fn typed(key: &str, value: &str) -> serde_json::Value {
     match value {
+        _ if key == "acks" => serde_json::Value::String(value.to_string()),
         "true" => serde_json::Value::Bool(true),
         "false" => serde_json::Value::Bool(false),
-        "all" | "0" | "1" | "-1" => serde_json::Value::String(value.to_string()),
         _ => value
             .parse::<u64>()
             .map(serde_json::Value::from)
