@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::config::{ChaosPlan, Setting};
+use crate::config::{ChaosPlan, LineSpec, Setting};
 
 /// streamsuite: a cross-engine streaming latency suite.
 #[derive(Debug, Parser)]
@@ -94,9 +94,11 @@ pub struct RunArgs {
 
 #[derive(Debug, Args)]
 pub struct BatchArgs {
-    /// Product lines (rustpipe, rustpipe-eos), run in this order in every round.
+    /// Product lines (rustpipe, rustpipe-eos), run in this order in every
+    /// round; `LINE@KEY=VALUE` runs a line with a client setting or commit
+    /// interval of its own (rustpipe@client.fetch_min_bytes=65536).
     #[arg(required_unless_present = "all", conflicts_with = "all")]
-    pub lines: Vec<String>,
+    pub lines: Vec<LineSpec>,
     /// Every line runnable here whose product implements the workload.
     #[arg(long)]
     pub all: bool,
@@ -162,10 +164,11 @@ pub struct RegressArgs {
 
 #[derive(Debug, Args)]
 pub struct CompareArgs {
-    /// The baseline line.
-    pub a: String,
+    /// The baseline line, or `LINE@KEY=VALUE` for a line run with settings
+    /// of its own.
+    pub a: LineSpec,
     /// The line compared with it: ratios are B / A.
-    pub b: String,
+    pub b: LineSpec,
     /// A workload from workloads/.
     #[arg(long)]
     pub workload: String,

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use crate::analysis::paired::{self, BenchPoint, PairedFigure, RunFigures, Verdict};
+use crate::analysis::paired::{self, BenchPoint, PairedFigure, RunFigures, Side, Verdict};
 use crate::broker::{BrokerSession, LocalBroker};
 use crate::cache::Cache;
 use crate::cli::{
@@ -13,7 +13,9 @@ use crate::cli::{
     ProbeArgs, RegressArgs, ReportArgs, RunArgs,
 };
 use crate::clock::now_us;
-use crate::config::{ChaosPlan, Delivery, LineRef, Setting, Suite, Workload, MIN_WINDOW_SAMPLES};
+use crate::config::{
+    ChaosPlan, Delivery, LineRef, LineSpec, Setting, Suite, Workload, MIN_WINDOW_SAMPLES,
+};
 use crate::gendata::GendataPlan;
 use crate::host::HostInfo;
 use crate::interrupt::{Interrupt, Interrupted};
@@ -202,6 +204,7 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
             lines: vec![LineEntry {
                 line,
                 version: args.product_version.as_deref(),
+                settings: Vec::new(),
             }],
             workload,
             rate: args.rate,
@@ -221,20 +224,20 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
 /// `suite batch`: several lines interleaved round by round, one batch.
 fn batch(suite: &Suite, args: BatchArgs) -> Result<i32> {
     let workload = suite.workload(&args.workload)?;
-    let lines = if args.all {
+    let lines: Vec<(LineRef<'_>, Vec<Setting>)> = if args.all {
         runnable_lines(suite, workload)?
+            .into_iter()
+            .map(|line| (line, Vec::new()))
+            .collect()
     } else {
-        let mut lines: Vec<LineRef<'_>> = Vec::new();
-        for name in &args.lines {
-            let line = suite.line(name, None)?;
-            if lines.iter().any(|l| l.line.name == line.line.name) {
-                anyhow::bail!(
-                    "line `{}` is given twice; name each line once",
-                    line.line.name
-                );
+        let mut lines = Vec::new();
+        for (i, spec) in args.lines.iter().enumerate() {
+            if args.lines[..i].contains(spec) {
+                anyhow::bail!("line `{spec}` is given twice; name each line once");
             }
+            let line = suite.line(&spec.name, None)?;
             check_implements(line, workload)?;
-            lines.push(line);
+            lines.push((line, spec.settings.clone()));
         }
         lines
     };
@@ -243,9 +246,10 @@ fn batch(suite: &Suite, args: BatchArgs) -> Result<i32> {
         LinesRequest {
             lines: lines
                 .into_iter()
-                .map(|line| LineEntry {
+                .map(|(line, settings)| LineEntry {
                     line,
                     version: None,
+                    settings,
                 })
                 .collect(),
             workload,
@@ -309,6 +313,8 @@ fn check_implements(line: LineRef<'_>, workload: &Workload) -> Result<()> {
 struct LineEntry<'s> {
     line: LineRef<'s>,
     version: Option<&'s str>,
+    /// Settings of this line alone (`LINE@KEY=VALUE`), over the batch's.
+    settings: Vec<Setting>,
 }
 
 /// What `suite run`, `suite batch` and `suite regress` ask for: lines to run
@@ -380,28 +386,44 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
             defaults.sample_interval_ms
         );
     }
-    let config_for = |delivery: Delivery| RunConfig {
-        rate: if drain {
-            0
-        } else {
-            request.rate.unwrap_or(defaults.rate)
-        },
-        warmup_s: if drain {
-            0
-        } else {
-            request.warmup.unwrap_or(defaults.warmup_s)
-        },
-        window_s,
-        seed: defaults.seed,
-        commit_interval_ms: defaults.commit_interval_ms.for_delivery(delivery),
-        commit_intervals: Some(defaults.commit_interval_ms),
-        client: bench.client.clone(),
-        settings: request.settings.iter().map(Setting::to_string).collect(),
-        parallelism: defaults.parallelism,
-        sample_interval_ms: defaults.sample_interval_ms,
-        input_partitions: workload.input.partitions,
-        drain_records: request.drain,
+    // Each line's configuration: the batch's settings, then its own.
+    let config_for = |entry: &LineEntry<'_>| -> Result<RunConfig> {
+        let own = bench.with_settings(&entry.settings)?;
+        let delivery = entry.line.line.delivery;
+        Ok(RunConfig {
+            rate: if drain {
+                0
+            } else {
+                request.rate.unwrap_or(defaults.rate)
+            },
+            warmup_s: if drain {
+                0
+            } else {
+                request.warmup.unwrap_or(defaults.warmup_s)
+            },
+            window_s,
+            seed: defaults.seed,
+            commit_interval_ms: own.run.commit_interval_ms.for_delivery(delivery),
+            commit_intervals: Some(own.run.commit_interval_ms),
+            client: own.client.clone(),
+            settings: request
+                .settings
+                .iter()
+                .chain(&entry.settings)
+                .map(Setting::to_string)
+                .collect(),
+            parallelism: defaults.parallelism,
+            sample_interval_ms: defaults.sample_interval_ms,
+            input_partitions: workload.input.partitions,
+            drain_records: request.drain,
+        })
     };
+    // Every line's settings are checked before anything starts.
+    let configs: Vec<RunConfig> = request
+        .lines
+        .iter()
+        .map(config_for)
+        .collect::<Result<_>>()?;
     if let Some(plan) = request.chaos {
         if plan.kill_at_s >= window_s {
             anyhow::bail!(
@@ -438,13 +460,17 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
     let _lock = RunLock::acquire(&cache, &holder, when_held, &interrupt)?;
     // install every line first: a missing product fails before any run
     let mut lines = Vec::new();
-    for entry in request.lines {
+    for (entry, config) in request.lines.iter().zip(configs) {
         let installation =
             products::ensure_installed(entry.line.product, entry.version, &cache, &interrupt)?;
         lines.push(BatchLine {
             line: entry.line,
+            label: std::iter::once(entry.line.line.name.clone())
+                .chain(entry.settings.iter().map(Setting::to_string))
+                .collect::<Vec<_>>()
+                .join("@"),
             installation,
-            config: config_for(entry.line.line.delivery),
+            config,
         });
     }
     let session = BrokerSession::open(&bench.broker, &cache, &interrupt)?;
@@ -496,36 +522,53 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
 /// `suite compare`: the paired ratios B / A of two lines of one batch.
 fn compare(suite: &Suite, args: CompareArgs) -> Result<i32> {
     let workload = suite.workload(&args.workload)?;
-    let a = suite.line(&args.a, None)?.line.name.clone();
-    let b = suite.line(&args.b, None)?.line.name.clone();
-    if a == b {
-        anyhow::bail!("`suite compare` sets two different lines side by side; {a} was given twice");
+    for spec in [&args.a, &args.b] {
+        suite.line(&spec.name, None)?;
     }
-    let defaults = &suite.bench.run;
+    if args.a == args.b {
+        anyhow::bail!(
+            "`suite compare` sets two different lines side by side; {} was given twice",
+            args.a
+        );
+    }
+    let (a, b) = (args.a.to_string(), args.b.to_string());
     let host = HostInfo::current();
-    let point = BenchPoint {
-        workload: &workload.name,
-        rate: args.rate.unwrap_or(defaults.rate),
-        window_s: args.window.unwrap_or(defaults.window_s),
-        commit_policy: defaults.commit_interval_ms,
-        client: suite.bench.client.clone(),
-        parallelism: defaults.parallelism,
-        input_partitions: workload.input.partitions,
-        bench_version: suite.bench.bench_version,
-        host: &host,
+    // Each side's point: bench.yaml with that side's own settings.
+    let point_of = |spec: &LineSpec| -> Result<BenchPoint<'_>> {
+        let bench = suite.bench.with_settings(&spec.settings)?;
+        Ok(BenchPoint {
+            workload: &workload.name,
+            rate: args.rate.unwrap_or(bench.run.rate),
+            window_s: args.window.unwrap_or(bench.run.window_s),
+            commit_policy: bench.run.commit_interval_ms,
+            client: bench.client,
+            parallelism: bench.run.parallelism,
+            input_partitions: workload.input.partitions,
+            bench_version: suite.bench.bench_version,
+            host: &host,
+        })
     };
+    let side_a = Side {
+        line: &args.a.name,
+        point: point_of(&args.a)?,
+    };
+    let side_b = Side {
+        line: &args.b.name,
+        point: point_of(&args.b)?,
+    };
+    let point = &side_a.point;
     let results_dir = runner::results_dir(&suite.root, &suite.bench, args.results);
     let results = report::load_results(&results_dir, BadLines::Warn)?;
     let records = results
         .get(&workload.name)
         .map(Vec::as_slice)
         .unwrap_or(&[]);
-    let Some(shared) = paired::newest_shared_batch(records, &a, &b, &point) else {
+    let Some(shared) = paired::newest_shared_batch(records, &side_a, &side_b) else {
         anyhow::bail!(
             "no batch in {} has both {a} and {b} at {}; {}; run `suite batch {a} {b} --workload {} --rate {} --window {}`",
             results_dir.display(),
-            point_label(&point),
-            what_exists(records, &a, &b, &point),
+            point_label(point),
+            what_exists(records, &args.a.name, &args.b.name, point),
             workload.name,
             point.rate,
             point.window_s
@@ -538,7 +581,7 @@ fn compare(suite: &Suite, args: CompareArgs) -> Result<i32> {
     }
     let (runs_a, runs_b) = (figures(&shared.a), figures(&shared.b));
     let pairing = paired::pair_by_round(&runs_a, &runs_b);
-    println!("B = {b} against A = {a} · {}", point_label(&point));
+    println!("B = {b} against A = {a} · {}", point_label(point));
     println!(
         "batch {} · {} round(s) paired{}",
         shared.batch_id,
@@ -626,10 +669,12 @@ fn regress(suite: &Suite, args: RegressArgs) -> Result<i32> {
                 LineEntry {
                     line,
                     version: Some(&args.baseline),
+                    settings: Vec::new(),
                 },
                 LineEntry {
                     line,
                     version: None,
+                    settings: Vec::new(),
                 },
             ],
             workload,

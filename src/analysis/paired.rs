@@ -53,30 +53,39 @@ pub struct SharedBatch<'r> {
     pub b: Vec<&'r RunRecord>,
 }
 
-/// The newest batch with comparable runs of both line `a` and line `b` at
-/// `point` (newest = the latest run start), or None.
+/// One side of a comparison: a line, and the point its runs were made at
+/// (two sides may be one line at two client profiles).
+#[derive(Debug, Clone)]
+pub struct Side<'a> {
+    pub line: &'a str,
+    pub point: BenchPoint<'a>,
+}
+
+/// The newest batch with comparable runs of both sides (newest = the latest
+/// run start), or None.
 pub fn newest_shared_batch<'r>(
     records: &'r [RunRecord],
-    a: &str,
-    b: &str,
-    point: &BenchPoint<'_>,
+    a: &Side<'_>,
+    b: &Side<'_>,
 ) -> Option<SharedBatch<'r>> {
-    let at_point: Vec<&RunRecord> = records
-        .iter()
-        .filter(|r| comparable(r) && point.holds(r))
-        .collect();
-    let batches: BTreeSet<&str> = at_point.iter().map(|r| r.batch_id.as_str()).collect();
+    let of = |side: &Side<'_>| -> Vec<&'r RunRecord> {
+        records
+            .iter()
+            .filter(|r| comparable(r) && r.line == side.line && side.point.holds(r))
+            .collect()
+    };
+    let (all_a, all_b) = (of(a), of(b));
+    let batches: BTreeSet<&str> = all_a.iter().map(|r| r.batch_id.as_str()).collect();
     batches
         .into_iter()
         .filter_map(|batch| {
-            let of = |line: &str| -> Vec<&'r RunRecord> {
-                at_point
-                    .iter()
-                    .filter(|r| r.batch_id == batch && r.line == line)
+            let within = |runs: &[&'r RunRecord]| -> Vec<&'r RunRecord> {
+                runs.iter()
+                    .filter(|r| r.batch_id == batch)
                     .copied()
                     .collect()
             };
-            let (runs_a, runs_b) = (of(a), of(b));
+            let (runs_a, runs_b) = (within(&all_a), within(&all_b));
             let newest = runs_a
                 .iter()
                 .chain(&runs_b)
@@ -524,6 +533,30 @@ mod tests {
         }
     }
 
+    fn side<'a>(line: &'a str, h: &'a HostInfo) -> Side<'a> {
+        Side {
+            line,
+            point: point(h),
+        }
+    }
+
+    #[test]
+    fn one_line_at_two_client_profiles_pairs_with_itself() {
+        let mut records = vec![
+            record("study", "q", 1, "2026-11-30T01:00:00Z", 1000),
+            record("study", "q", 1, "2026-11-30T01:01:00Z", 1000),
+        ];
+        records[1].config.client.fetch_min_bytes = 1;
+        let h = host();
+        let a = side("q", &h);
+        let mut b = side("q", &h);
+        b.point.client.fetch_min_bytes = 1;
+        let shared = newest_shared_batch(&records, &a, &b).unwrap();
+        assert_eq!((shared.a.len(), shared.b.len()), (1, 1));
+        assert_eq!(shared.a[0].config.client.fetch_min_bytes, 65536);
+        assert_eq!(shared.b[0].config.client.fetch_min_bytes, 1);
+    }
+
     #[test]
     fn the_newest_batch_with_both_lines_at_the_point_is_chosen() {
         let records = vec![
@@ -539,7 +572,7 @@ mod tests {
             record("b-only", "b", 1, "2026-11-30T04:00:00Z", 1000),
         ];
         let h = host();
-        let shared = newest_shared_batch(&records, "a", "b", &point(&h)).unwrap();
+        let shared = newest_shared_batch(&records, &side("a", &h), &side("b", &h)).unwrap();
         assert_eq!(shared.batch_id, "mid");
         assert_eq!((shared.a.len(), shared.b.len()), (2, 1));
         let mut failed = records.clone();
@@ -549,12 +582,12 @@ mod tests {
         {
             r.status = Status::Failed;
         }
-        let shared = newest_shared_batch(&failed, "a", "b", &point(&h)).unwrap();
+        let shared = newest_shared_batch(&failed, &side("a", &h), &side("b", &h)).unwrap();
         assert_eq!(shared.batch_id, "old", "a failed run does not count");
         let mut other = h.clone();
         other.kernel = "k2".into();
-        assert!(newest_shared_batch(&records, "a", "b", &point(&other)).is_none());
-        assert!(newest_shared_batch(&records, "a", "c", &point(&h)).is_none());
+        assert!(newest_shared_batch(&records, &side("a", &other), &side("b", &other)).is_none());
+        assert!(newest_shared_batch(&records, &side("a", &h), &side("c", &h)).is_none());
     }
 
     #[test]

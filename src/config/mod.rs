@@ -17,7 +17,7 @@ pub use bench::{
 pub use chaos::ChaosPlan;
 pub use client::{Acks, ClientProfile, Compression, CLIENT_KEYS};
 pub use product::{Delivery, Install, Line, Product, Readiness, COMMIT_INTERVAL_KEY};
-pub use setting::Setting;
+pub use setting::{LineSpec, Setting};
 pub use workload::Workload;
 
 use std::collections::BTreeMap;

@@ -40,6 +40,56 @@ impl fmt::Display for Setting {
     }
 }
 
+/// A line with settings of its own, `LINE@KEY=VALUE[@KEY=VALUE...]`: the
+/// same line under two client profiles runs interleaved in one batch, and
+/// `suite compare` pairs the two round by round.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct LineSpec {
+    pub name: String,
+    /// Only `client.*` and `run.commit_interval_ms.*`: the settings a
+    /// record's configuration carries, so the variants stay apart.
+    pub settings: Vec<Setting>,
+}
+
+/// The keys a line may set for itself.
+const LINE_KEYS: [&str; 2] = ["client.", "run.commit_interval_ms."];
+
+impl FromStr for LineSpec {
+    type Err = String;
+
+    fn from_str(text: &str) -> Result<LineSpec, String> {
+        let mut parts = text.split('@');
+        let name = parts.next().unwrap_or_default().trim().to_string();
+        if name.is_empty() {
+            return Err(format!("`{text}` names no line"));
+        }
+        let settings = parts
+            .map(|part| {
+                let setting: Setting = part.parse()?;
+                if LINE_KEYS.iter().any(|k| setting.key.starts_with(k)) {
+                    Ok(setting)
+                } else {
+                    Err(format!(
+                        "{name}@{setting}: a line sets only client.* and run.commit_interval_ms.* \
+                         for itself; give other settings to the whole batch with --set"
+                    ))
+                }
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(LineSpec { name, settings })
+    }
+}
+
+impl fmt::Display for LineSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.name)?;
+        for setting in &self.settings {
+            write!(f, "@{setting}")?;
+        }
+        Ok(())
+    }
+}
+
 impl Bench {
     /// This bench with `settings` applied in order, checked as bench.yaml is.
     pub fn with_settings(&self, settings: &[Setting]) -> Result<Bench, ConfigError> {
@@ -193,5 +243,29 @@ mod tests {
         }
         assert!("linger_ms".parse::<Setting>().is_err());
         assert!("=1".parse::<Setting>().is_err());
+    }
+
+    #[test]
+    fn a_line_sets_its_client_profile_and_commit_interval_only() {
+        let spec: LineSpec = "quix@client.fetch_min_bytes=65536@client.linger_ms=5"
+            .parse()
+            .unwrap();
+        assert_eq!(spec.name, "quix");
+        assert_eq!(spec.settings.len(), 2);
+        assert_eq!(
+            spec.to_string(),
+            "quix@client.fetch_min_bytes=65536@client.linger_ms=5"
+        );
+        let plain: LineSpec = "quix".parse().unwrap();
+        assert!(plain.settings.is_empty());
+        let err = "quix@run.rate=5".parse::<LineSpec>().unwrap_err();
+        assert!(
+            err.contains("give other settings to the whole batch with --set"),
+            "{err}"
+        );
+        assert!("@client.linger_ms=1".parse::<LineSpec>().is_err());
+        assert!("flink@run.commit_interval_ms.at-least-once=10"
+            .parse::<LineSpec>()
+            .is_ok());
     }
 }

@@ -32,6 +32,8 @@ pub fn plan_runs(lines: usize, rounds: u32) -> Vec<PlannedRun> {
 /// A line of a batch, installed and ready to run.
 pub struct BatchLine<'a> {
     pub line: LineRef<'a>,
+    /// The line as the batch names it, with any settings of its own.
+    pub label: String,
     pub installation: Installation,
     /// The line's own configuration: its delivery mode's commit interval.
     pub config: RunConfig,
@@ -128,7 +130,7 @@ pub fn run_batch(
                 progress_line(
                     *planned,
                     rounds.max(1),
-                    &batch_line.line.line.name,
+                    &batch_line.label,
                     i + 1,
                     plan.len(),
                     time_left.estimate(plan.len() - i),
