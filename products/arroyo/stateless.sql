@@ -16,7 +16,7 @@ CREATE TABLE events (
     'source.offset' = 'earliest',
     'source.read_mode' = 'read_committed',
     'source.group_id' = '@GROUP_ID@',
-    client_configs = 'fetch.min.bytes=65536,fetch.wait.max.ms=10,max.partition.fetch.bytes=52428800'
+    client_configs = '@SOURCE_CLIENT_CONFIGS@'
 );
 
 CREATE TABLE output WITH (
@@ -25,7 +25,8 @@ CREATE TABLE output WITH (
     topic = '@OUTPUT_TOPIC@',
     type = 'sink',
     format = 'json',
-    'sink.commit_mode' = '@COMMIT_MODE@'
+    'sink.commit_mode' = '@COMMIT_MODE@',
+    client_configs = '@SINK_CLIENT_CONFIGS@'
 );
 
 INSERT INTO output

@@ -1,15 +1,19 @@
 """FastStream (aiokafka) on the stateless workload, configured by the suite's BENCH_* variables.
 
 A batch subscriber reads the input topic from the earliest offset with the
-run's consumer group. Each batch's eu-* events are enriched and published to
-the output topic as one batch, and the handler returns once the broker has
-acknowledged it. Only then does FastStream's AckPolicy.ACK commit the batch's
-input offsets: at-least-once, one commit per batch. Prints "faststream ready"
-once the group has assigned it its input partitions; SIGTERM stops it after
-the batch in hand.
-"""
+run's consumer group, up to 10,000 records a batch. Each batch's eu-* events
+are enriched and published to the output topic as producer batches, and the
+handler returns once the broker has acknowledged them. Only then does
+FastStream's AckPolicy.ACK commit the batch's input offsets: at-least-once,
+one commit per batch. The suite's client profile (BENCH_FETCH_MIN_BYTES, ...,
+BENCH_COMPRESSION) goes to the subscriber's consumer and the broker's
+producer as aiokafka arguments. Once the group has assigned it its input
+partitions, prints "effective client config: {JSON}" (read back from the
+aiokafka consumer and producer) and then "faststream ready"; SIGTERM stops it
+after the batch in hand."""
 
 import asyncio
+import json
 import logging
 import os
 import sys
@@ -19,12 +23,20 @@ from faststream import AckPolicy, FastStream
 from faststream.kafka import KafkaBroker
 
 READY_LINE = "faststream ready"
-# A batch closes after 10 ms without records, as in the in-house pipeline;
-# at most 1000 input records, so that its outputs (about 170 bytes each) fit
-# one producer batch.
+CONFIG_LINE = "effective client config: "
+# A batch closes after 10 ms without records, as in the in-house pipeline,
+# and holds at most its 10,000 input records.
 BATCH_TIMEOUT_MS = 10
-BATCH_MAX_RECORDS = 1000
+BATCH_MAX_RECORDS = 10_000
+# One producer batch holds up to 1 MiB (aiokafka's max_batch_size, under the
+# broker's default message size limit). A batch's outputs (about 30 % of its
+# input records, about 240 bytes each with their header) are published in
+# parts of at most 3,000 records, so that each part fits one producer batch:
+# a full input batch's outputs go out as one part, rarely two.
 PRODUCER_BATCH_BYTES = 1024 * 1024
+PUBLISH_PART_RECORDS = 3_000
+
+COMPRESSIONS = ("none", "gzip", "snappy", "lz4", "zstd")
 
 
 def env(name):
@@ -32,6 +44,68 @@ def env(name):
     if not value:
         sys.exit(f"faststream: {name} is not set (the suite sets it)")
     return value
+
+
+def env_int(name, minimum):
+    value = env(name)
+    try:
+        number = int(value)
+    except ValueError:
+        sys.exit(f"faststream: {name} `{value}` is not an integer")
+    if number < minimum:
+        sys.exit(f"faststream: {name} `{value}` is below {minimum}")
+    return number
+
+
+def env_choice(name, choices):
+    value = env(name)
+    if value not in choices:
+        sys.exit(f"faststream: {name} `{value}` is not one of {', '.join(choices)}")
+    return value
+
+
+def client_profile():
+    """The suite's client profile (BENCH_* variables) as aiokafka arguments:
+    the consumer's for the subscriber, the producer's for the broker (which
+    owns the one producer every publish goes through)."""
+    consumer = {
+        "fetch_min_bytes": env_int("BENCH_FETCH_MIN_BYTES", 1),
+        "fetch_max_wait_ms": env_int("BENCH_FETCH_MAX_WAIT_MS", 0),
+        "max_partition_fetch_bytes": env_int("BENCH_MAX_PARTITION_FETCH_BYTES", 1),
+    }
+    acks = env_choice("BENCH_ACKS", ("all", "1", "0"))
+    compression = env_choice("BENCH_COMPRESSION", COMPRESSIONS)
+    producer = {
+        "linger_ms": env_int("BENCH_LINGER_MS", 0),
+        "acks": acks if acks == "all" else int(acks),
+        "enable_idempotence": env_choice("BENCH_ENABLE_IDEMPOTENCE", ("true", "false")) == "true",
+        "compression_type": None if compression == "none" else compression,
+    }
+    if producer["enable_idempotence"] and acks != "all":
+        sys.exit(
+            f"faststream: BENCH_ACKS `{acks}` does not go with BENCH_ENABLE_IDEMPOTENCE true "
+            "(an idempotent producer needs acks all)"
+        )
+    return consumer, producer
+
+
+def effective_config(consumer, producer):
+    """The profile as aiokafka holds it, read back from the consumer's
+    fetcher and the producer's sender and accumulator (private attributes
+    of aiokafka 0.14). No commit_interval_ms: FastStream commits after each
+    batch and has no commit interval."""
+    fetcher = consumer._fetcher
+    acks = producer._sender._acks
+    return {
+        "fetch_min_bytes": fetcher._fetch_min_bytes,
+        "fetch_max_wait_ms": fetcher._fetch_max_wait_ms,
+        "max_partition_fetch_bytes": fetcher._max_partition_fetch_bytes,
+        "linger_ms": round(producer._message_accumulator._linger_time * 1000),
+        "acks": "all" if acks in (-1, "all") else str(acks),
+        # aiokafka keeps a transaction manager exactly when it is idempotent.
+        "enable_idempotence": producer._txn_manager is not None,
+        "compression": producer._compression_type or "none",
+    }
 
 
 def enrich(event):
@@ -50,9 +124,11 @@ def enrich(event):
 
 
 class ReadyListener(ConsumerRebalanceListener):
-    """Prints the readiness line at the first assignment of partitions."""
+    """At the first assignment of partitions, prints the effective client
+    configuration and then the readiness line."""
 
-    def __init__(self):
+    def __init__(self, clients):
+        self.clients = clients
         self.ready = False
 
     async def on_partitions_revoked(self, revoked):
@@ -61,6 +137,8 @@ class ReadyListener(ConsumerRebalanceListener):
     async def on_partitions_assigned(self, assigned):
         if assigned and not self.ready:
             self.ready = True
+            consumer, producer = self.clients()
+            print(CONFIG_LINE + json.dumps(effective_config(consumer, producer)), flush=True)
             print(READY_LINE, flush=True)
 
 
@@ -68,13 +146,11 @@ def build():
     delivery = env("BENCH_DELIVERY")
     if delivery != "at-least-once":
         sys.exit(f"faststream: delivery `{delivery}` is not offered (at-least-once only)")
+    consumer_config, producer_config = client_profile()
     output_topic = env("BENCH_OUTPUT_TOPIC")
     broker = KafkaBroker(
         env("BENCH_BOOTSTRAP"),
-        acks="all",
-        enable_idempotence=True,
-        linger_ms=5,
-        compression_type="lz4",
+        **producer_config,
         max_batch_size=PRODUCER_BATCH_BYTES,
         # The suite creates the run's topics.
         allow_auto_create_topics=False,
@@ -85,7 +161,11 @@ def build():
         log_level=logging.DEBUG,
     )
 
-    @broker.subscriber(
+    def clients():
+        """The subscriber's aiokafka consumer and the broker's producer."""
+        return subscriber.consumer, broker.config.producer._producer.producer
+
+    subscriber = broker.subscriber(
         env("BENCH_INPUT_TOPIC"),
         batch=True,
         group_id=env("BENCH_GROUP_ID"),
@@ -94,16 +174,25 @@ def build():
         ack_policy=AckPolicy.ACK,
         batch_timeout_ms=BATCH_TIMEOUT_MS,
         max_records=BATCH_MAX_RECORDS,
-        fetch_min_bytes=65536,
-        fetch_max_wait_ms=10,
-        max_partition_fetch_bytes=52428800,
-        listener=ReadyListener(),
+        **consumer_config,
+        listener=ReadyListener(clients),
     )
+
+    @subscriber
     async def stateless(events: list[dict]) -> None:
         outputs = [enrich(e) for e in events if e["region"].startswith("eu-")]
-        if outputs:
-            # Waits for the broker's acknowledgement of the whole batch.
-            await broker.publish_batch(*outputs, topic=output_topic)
+        # Hands every part to the producer first, then waits for the
+        # broker's acknowledgement of all of them.
+        acks = [
+            await broker.publish_batch(
+                *outputs[start : start + PUBLISH_PART_RECORDS],
+                topic=output_topic,
+                no_confirm=True,
+            )
+            for start in range(0, len(outputs), PUBLISH_PART_RECORDS)
+        ]
+        if acks:
+            await asyncio.gather(*acks)
 
     return FastStream(broker)
 

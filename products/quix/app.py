@@ -5,11 +5,15 @@ group, keeps the events of eu-* regions, adds latency_ratio and sla_status,
 and writes one JSON object per kept event to the output topic. Quix commits
 a checkpoint every BENCH_COMMIT_INTERVAL_MS: at-least-once flushes the
 producer and then commits the input offsets; exactly-once commits one Kafka
-transaction holding the outputs and the input offsets. Prints "quix ready"
-once the group has assigned it its input partitions; SIGTERM stops it after
-a last checkpoint.
+transaction holding the outputs and the input offsets. The suite's client
+profile (BENCH_FETCH_MIN_BYTES, ..., BENCH_COMPRESSION) goes to the consumer
+and the producer as librdkafka settings. Once the group has assigned it its
+input partitions, prints "effective client config: {JSON}" (read back from
+the configuration Quix hands to confluent-kafka) and then "quix ready";
+SIGTERM stops it after a last checkpoint.
 """
 
+import json
 import os
 import shutil
 import sys
@@ -18,21 +22,9 @@ import tempfile
 from quixstreams import Application
 
 READY_LINE = "quix ready"
+CONFIG_LINE = "effective client config: "
 
-# The in-house pipeline's librdkafka settings: Quix is built on librdkafka
-# (confluent-kafka), so the same numbers mean the same thing here.
-CONSUMER_CONFIG = {
-    "fetch.min.bytes": 65536,
-    "fetch.wait.max.ms": 10,
-    "max.partition.fetch.bytes": 52428800,
-    "isolation.level": "read_committed",
-}
-PRODUCER_CONFIG = {
-    "acks": "all",
-    "enable.idempotence": True,
-    "linger.ms": 5,
-    "compression.type": "lz4",
-}
+COMPRESSIONS = ("none", "gzip", "snappy", "lz4", "zstd")
 
 
 def env(name):
@@ -40,6 +32,64 @@ def env(name):
     if not value:
         sys.exit(f"quix: {name} is not set (the suite sets it)")
     return value
+
+
+def env_int(name, minimum):
+    value = env(name)
+    try:
+        number = int(value)
+    except ValueError:
+        sys.exit(f"quix: {name} `{value}` is not an integer")
+    if number < minimum:
+        sys.exit(f"quix: {name} `{value}` is below {minimum}")
+    return number
+
+
+def env_choice(name, choices):
+    value = env(name)
+    if value not in choices:
+        sys.exit(f"quix: {name} `{value}` is not one of {', '.join(choices)}")
+    return value
+
+
+def client_profile():
+    """The suite's client profile (BENCH_* variables) as librdkafka settings.
+
+    Quix is built on librdkafka (confluent-kafka): the profile's keys map
+    one to one onto librdkafka's names.
+    """
+    consumer = {
+        "fetch.min.bytes": env_int("BENCH_FETCH_MIN_BYTES", 1),
+        "fetch.wait.max.ms": env_int("BENCH_FETCH_MAX_WAIT_MS", 0),
+        "max.partition.fetch.bytes": env_int("BENCH_MAX_PARTITION_FETCH_BYTES", 1),
+        "isolation.level": "read_committed",
+    }
+    producer = {
+        "linger.ms": env_int("BENCH_LINGER_MS", 0),
+        "acks": env_choice("BENCH_ACKS", ("all", "1", "0")),
+        "enable.idempotence": env_choice("BENCH_ENABLE_IDEMPOTENCE", ("true", "false")) == "true",
+        "compression.type": env_choice("BENCH_COMPRESSION", COMPRESSIONS),
+    }
+    return consumer, producer
+
+
+def effective_config(app):
+    """The profile as Quix resolved it: read back from the configuration
+    dicts its consumer and producer hand to confluent-kafka (Quix's own
+    defaults and overrides included), plus the checkpoint interval."""
+    consumer = app._consumer._consumer_config
+    producer = app._producer._producer._producer_config
+    acks = str(producer["acks"])
+    return {
+        "fetch_min_bytes": int(consumer["fetch.min.bytes"]),
+        "fetch_max_wait_ms": int(consumer["fetch.wait.max.ms"]),
+        "max_partition_fetch_bytes": int(consumer["max.partition.fetch.bytes"]),
+        "linger_ms": int(producer["linger.ms"]),
+        "acks": "all" if acks == "-1" else acks,
+        "enable_idempotence": str(producer["enable.idempotence"]).lower() == "true",
+        "compression": str(producer["compression.type"]),
+        "commit_interval_ms": round(app.config.commit_interval * 1000),
+    }
 
 
 def enrich(event):
@@ -58,7 +108,8 @@ def enrich(event):
 
 
 class ReadyApplication(Application):
-    """Prints the readiness line once partitions are assigned.
+    """Prints the effective client configuration and then the readiness
+    line, once partitions are assigned.
 
     Quix has no public assignment hook: this wraps its own assignment
     callback (Application._on_assign, present in Quix Streams 3.x).
@@ -70,6 +121,7 @@ class ReadyApplication(Application):
         super()._on_assign(consumer, topic_partitions)
         if topic_partitions and not self._ready:
             self._ready = True
+            print(CONFIG_LINE + json.dumps(effective_config(self)), flush=True)
             print(READY_LINE, flush=True)
 
 
@@ -78,9 +130,19 @@ def main():
     guarantee = {"at-least-once": "at-least-once", "exactly-once": "exactly-once"}.get(delivery)
     if guarantee is None:
         sys.exit(f"quix: BENCH_DELIVERY `{delivery}` is not a delivery mode")
-    producer_config = dict(PRODUCER_CONFIG)
+    consumer_config, producer_config = client_profile()
+    commit_interval_ms = env_int("BENCH_COMMIT_INTERVAL_MS", 0)
     if guarantee == "exactly-once":
         producer_config["transactional.id"] = env("BENCH_TRANSACTIONAL_ID")
+    # librdkafka refuses an idempotent producer without acks=all; Quix makes
+    # the transactional producer of exactly-once idempotent whatever the
+    # profile says.
+    idempotent = producer_config["enable.idempotence"] or guarantee == "exactly-once"
+    if idempotent and producer_config["acks"] != "all":
+        sys.exit(
+            f"quix: BENCH_ACKS `{producer_config['acks']}` does not go with an idempotent producer "
+            "(BENCH_ENABLE_IDEMPOTENCE true, or exactly-once), which needs acks all"
+        )
     # Quix keeps state (RocksDB) under state_dir even when the pipeline has
     # none; a folder per run keeps the product folder clean.
     state_dir = tempfile.mkdtemp(prefix="quix-state-")
@@ -89,9 +151,9 @@ def main():
             broker_address=env("BENCH_BOOTSTRAP"),
             consumer_group=env("BENCH_GROUP_ID"),
             auto_offset_reset="earliest",
-            commit_interval=int(env("BENCH_COMMIT_INTERVAL_MS")) / 1000.0,
+            commit_interval=commit_interval_ms / 1000.0,
             processing_guarantee=guarantee,
-            consumer_extra_config=CONSUMER_CONFIG,
+            consumer_extra_config=consumer_config,
             producer_extra_config=producer_config,
             state_dir=state_dir,
             # The suite creates the run's topics; a stateless pipeline needs

@@ -12,9 +12,11 @@ CREATE SOURCE events (
     topic = '@INPUT_TOPIC@',
     properties.bootstrap.server = '@BOOTSTRAP@',
     scan.startup.mode = 'earliest',
-    properties.fetch.min.bytes = '65536',
-    properties.fetch.wait.max.ms = '10',
-    properties.max.partition.fetch.bytes = '52428800'
+    properties.fetch.min.bytes = '@FETCH_MIN_BYTES@',
+    properties.fetch.wait.max.ms = '@FETCH_MAX_WAIT_MS@',
+    -- librdkafka's name for max.partition.fetch.bytes (its alias), the one
+    -- RisingWave accepts.
+    properties.fetch.message.max.bytes = '@MAX_PARTITION_FETCH_BYTES@'
 ) FORMAT PLAIN ENCODE JSON;
 
 CREATE SINK output AS
@@ -32,5 +34,11 @@ WHERE region LIKE 'eu-%'
 WITH (
     connector = 'kafka',
     topic = '@OUTPUT_TOPIC@',
-    properties.bootstrap.server = '@BOOTSTRAP@'
+    properties.bootstrap.server = '@BOOTSTRAP@',
+    -- librdkafka's names: queue.buffering.max.ms is linger.ms (its alias),
+    -- request.required.acks is acks, compression.codec is compression.type.
+    properties.queue.buffering.max.ms = '@LINGER_MS@',
+    properties.request.required.acks = '@ACKS@',
+    properties.enable.idempotence = '@ENABLE_IDEMPOTENCE@',
+    properties.compression.codec = '@COMPRESSION@'
 ) FORMAT PLAIN ENCODE JSON (force_append_only = 'true');
