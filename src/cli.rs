@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::config::ChaosPlan;
+use crate::config::{ChaosPlan, Setting};
 
 /// streamsuite: a cross-engine streaming latency suite.
 #[derive(Debug, Parser)]
@@ -86,6 +86,10 @@ pub struct RunArgs {
     /// starts, then time how fast it consumes them (its read capacity).
     #[arg(long, value_name = "N", conflicts_with_all = ["rate", "warmup", "window", "chaos"])]
     pub drain: Option<u64>,
+    /// Change a bench.yaml setting for these runs (repeatable), e.g.
+    /// `--set client.fetch_min_bytes=65536`; recorded with each run.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub settings: Vec<Setting>,
 }
 
 #[derive(Debug, Args)]
@@ -117,6 +121,10 @@ pub struct BatchArgs {
     /// When another run holds this host, refuse at once instead of waiting for it.
     #[arg(long)]
     pub no_wait: bool,
+    /// Change a bench.yaml setting for these runs (repeatable), e.g.
+    /// `--set client.fetch_min_bytes=65536`; recorded with each run.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub settings: Vec<Setting>,
 }
 
 #[derive(Debug, Args)]

@@ -13,7 +13,7 @@ use crate::cli::{
     ProbeArgs, RegressArgs, ReportArgs, RunArgs,
 };
 use crate::clock::now_us;
-use crate::config::{ChaosPlan, Delivery, LineRef, Suite, Workload, MIN_WINDOW_SAMPLES};
+use crate::config::{ChaosPlan, Delivery, LineRef, Setting, Suite, Workload, MIN_WINDOW_SAMPLES};
 use crate::gendata::GendataPlan;
 use crate::host::HostInfo;
 use crate::interrupt::{Interrupt, Interrupted};
@@ -212,6 +212,7 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
             no_wait: args.no_wait,
             chaos: args.chaos,
             drain: args.drain,
+            settings: args.settings,
         },
     )
     .map(|outcome| outcome.exit_code())
@@ -256,6 +257,7 @@ fn batch(suite: &Suite, args: BatchArgs) -> Result<i32> {
             no_wait: args.no_wait,
             chaos: None,
             drain: None,
+            settings: args.settings,
         },
     )
     .map(|outcome| outcome.exit_code())
@@ -323,6 +325,8 @@ struct LinesRequest<'s> {
     chaos: Option<ChaosPlan>,
     /// Records to pre-fill for a drain run.
     drain: Option<u64>,
+    /// bench.yaml settings changed for these runs.
+    settings: Vec<Setting>,
 }
 
 /// How a batch went: its id, where it was recorded, the version each entry
@@ -350,7 +354,8 @@ impl LinesOutcome {
 /// rounds, record each run as it ends and re-render the report.
 fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
     let workload = request.workload;
-    let defaults = &suite.bench.run;
+    let bench = suite.bench.with_settings(&request.settings)?;
+    let defaults = &bench.run;
     if request.drain == Some(0) {
         anyhow::bail!(
             "--drain 0 leaves nothing to consume; give the number of records to pre-fill"
@@ -375,7 +380,7 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
             defaults.sample_interval_ms
         );
     }
-    let config = RunConfig {
+    let config_for = |delivery: Delivery| RunConfig {
         rate: if drain {
             0
         } else {
@@ -388,18 +393,20 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
         },
         window_s,
         seed: defaults.seed,
-        commit_interval_ms: defaults.commit_interval_ms,
+        commit_interval_ms: defaults.commit_interval_ms.for_delivery(delivery),
+        commit_intervals: Some(defaults.commit_interval_ms),
+        client: bench.client.clone(),
+        settings: request.settings.iter().map(Setting::to_string).collect(),
         parallelism: defaults.parallelism,
         sample_interval_ms: defaults.sample_interval_ms,
         input_partitions: workload.input.partitions,
         drain_records: request.drain,
     };
     if let Some(plan) = request.chaos {
-        if plan.kill_at_s >= config.window_s {
+        if plan.kill_at_s >= window_s {
             anyhow::bail!(
-                "--chaos kill-at={}s falls outside the {} s window; choose a time inside it",
+                "--chaos kill-at={}s falls outside the {window_s} s window; choose a time inside it",
                 plan.kill_at_s,
-                config.window_s
             );
         }
     }
@@ -437,13 +444,14 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
         lines.push(BatchLine {
             line: entry.line,
             installation,
+            config: config_for(entry.line.line.delivery),
         });
     }
-    let session = BrokerSession::open(&suite.bench.broker, &cache, &interrupt)?;
+    let session = BrokerSession::open(&bench.broker, &cache, &interrupt)?;
     let host = HostInfo::current();
     let batch_id = runner::new_run_id("batch");
     let ctx = RunContext {
-        bench: &suite.bench,
+        bench: &bench,
         cache: &cache,
         broker: &session.info,
         broker_pid: session.pid,
@@ -465,7 +473,7 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
         }
         Ok(())
     };
-    let outcome = match run_batch(&ctx, &lines, workload, &config, request.rounds, recorded) {
+    let outcome = match run_batch(&ctx, &lines, workload, request.rounds, recorded) {
         Ok(outcome) => outcome,
         Err(err) if err.is::<Interrupted>() => {
             session.close()?;
@@ -499,7 +507,8 @@ fn compare(suite: &Suite, args: CompareArgs) -> Result<i32> {
         workload: &workload.name,
         rate: args.rate.unwrap_or(defaults.rate),
         window_s: args.window.unwrap_or(defaults.window_s),
-        commit_interval_ms: defaults.commit_interval_ms,
+        commit_policy: defaults.commit_interval_ms,
+        client: suite.bench.client.clone(),
         parallelism: defaults.parallelism,
         input_partitions: workload.input.partitions,
         bench_version: suite.bench.bench_version,
@@ -632,6 +641,7 @@ fn regress(suite: &Suite, args: RegressArgs) -> Result<i32> {
             no_wait: args.no_wait,
             chaos: None,
             drain: None,
+            settings: Vec::new(),
         },
     )?;
     let results = report::load_results(&outcome.results_dir, BadLines::Warn)?;
@@ -720,11 +730,12 @@ fn paired_label(metric: &str) -> &str {
 /// A bench point in words.
 fn point_label(point: &BenchPoint<'_>) -> String {
     format!(
-        "{} · rate {}/s · window {} s · commit {} ms · parallelism {} · {} input partition(s) · bench_version {} · this host",
+        "{} · rate {}/s · window {} s · commit {}/{} ms (eos/alos) · parallelism {} · {} input partition(s) · bench_version {} · this host",
         point.workload,
         point.rate,
         point.window_s,
-        point.commit_interval_ms,
+        point.commit_policy.exactly_once,
+        point.commit_policy.at_least_once,
         point.parallelism,
         point.input_partitions,
         point.bench_version

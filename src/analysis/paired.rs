@@ -6,6 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{spread, Spread};
+use crate::config::{ClientProfile, CommitIntervals};
 use crate::host::HostInfo;
 use crate::results::{flag, Better, Metric, RunRecord, Status};
 
@@ -15,7 +16,8 @@ pub struct BenchPoint<'a> {
     pub workload: &'a str,
     pub rate: u64,
     pub window_s: u64,
-    pub commit_interval_ms: u64,
+    pub commit_policy: CommitIntervals,
+    pub client: ClientProfile,
     pub parallelism: u32,
     pub input_partitions: i32,
     pub bench_version: u32,
@@ -29,7 +31,8 @@ impl BenchPoint<'_> {
         record.workload == self.workload
             && c.rate == self.rate
             && c.window_s == self.window_s
-            && c.commit_interval_ms == self.commit_interval_ms
+            && c.commit_policy() == self.commit_policy
+            && c.client == self.client
             && c.parallelism == self.parallelism
             && c.input_partitions == self.input_partitions
             && record.bench_version == self.bench_version
@@ -509,7 +512,11 @@ mod tests {
             workload: "stateless",
             rate: 1000,
             window_s: 5,
-            commit_interval_ms: 10,
+            commit_policy: CommitIntervals {
+                exactly_once: 10,
+                at_least_once: 10,
+            },
+            client: ClientProfile::before_profiles(),
             parallelism: 1,
             input_partitions: 1,
             bench_version: 2,

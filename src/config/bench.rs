@@ -4,14 +4,14 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{key_line, parse_yaml, read_text, ConfigError};
+use super::{key_line, parse_yaml, read_text, ClientProfile, ConfigError, Delivery};
 
 /// The fewest samples a measurement window may span: the regime is a slope
 /// over the window's samples, and fewer cannot carry one.
 pub const MIN_WINDOW_SAMPLES: u64 = 5;
 
 /// The whole of `bench.yaml`.
-#[derive(Debug, Clone, Deserialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Bench {
     /// Bumped whenever a change makes new results incomparable with old ones.
@@ -23,6 +23,9 @@ pub struct Bench {
     #[serde(default)]
     pub broker: BrokerConfig,
     pub run: RunDefaults,
+    /// The Kafka client settings every product applies.
+    #[serde(default)]
+    pub client: ClientProfile,
     /// A rate (records/s) every runnable line keeps up with on the host: the
     /// report's latency tables compare the lines at this rate.
     #[serde(default = "default_iso_rate")]
@@ -99,8 +102,9 @@ pub struct RunDefaults {
     pub seed: u64,
     /// How often the orchestrator polls offsets and samples processes.
     pub sample_interval_ms: u64,
-    /// Handed to every product as BENCH_COMMIT_INTERVAL_MS.
-    pub commit_interval_ms: u64,
+    /// How often each delivery mode commits, handed to a line as
+    /// BENCH_COMMIT_INTERVAL_MS.
+    pub commit_interval_ms: CommitIntervals,
     /// Handed to every product as BENCH_PARALLELISM.
     pub parallelism: u32,
     /// How long a product may take to become ready.
@@ -115,6 +119,29 @@ pub struct RunDefaults {
 
 fn default_settle_s() -> u64 {
     30
+}
+
+/// The commit interval of each delivery mode. Exactly-once output becomes
+/// visible at a commit, so those lines commit at the in-house pipeline's
+/// batch timeout; at-least-once output does not wait for a commit, so a
+/// short interval would only tax those lines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CommitIntervals {
+    #[serde(rename = "exactly-once")]
+    pub exactly_once: u64,
+    #[serde(rename = "at-least-once")]
+    pub at_least_once: u64,
+}
+
+impl CommitIntervals {
+    /// The interval a line of `delivery` commits at, in ms.
+    pub fn for_delivery(&self, delivery: Delivery) -> u64 {
+        match delivery {
+            Delivery::ExactlyOnce => self.exactly_once,
+            Delivery::AtLeastOnce => self.at_least_once,
+        }
+    }
 }
 
 impl RunDefaults {
@@ -176,35 +203,53 @@ impl Bench {
     pub fn from_file(path: &Path) -> Result<Bench, ConfigError> {
         let text = read_text(path)?;
         let bench: Bench = parse_yaml(path, &text)?;
-        let invalid = |message: &str| ConfigError::Invalid {
-            path: path.to_path_buf(),
-            message: message.to_string(),
-        };
-        if bench.run.sample_interval_ms == 0 {
-            return Err(invalid("run.sample_interval_ms must be at least 1"));
-        }
-        if let Err(min) = bench.run.check_window(bench.run.window_s) {
-            let message = format!(
-                "run.window_s {} is too short: a window must span at least \
-                 {MIN_WINDOW_SAMPLES} samples, {min} s at run.sample_interval_ms {}; \
-                 set it to {min} or more",
-                bench.run.window_s, bench.run.sample_interval_ms
-            );
-            return Err(match key_line(&text, "window_s") {
-                Some(line) => ConfigError::Value {
-                    path: path.to_path_buf(),
-                    line,
-                    message,
+        bench
+            .check()
+            .map(|()| bench.clone())
+            .map_err(
+                |(key, message)| match key.and_then(|key| key_line(&text, key)) {
+                    Some(line) => ConfigError::Value {
+                        path: path.to_path_buf(),
+                        line,
+                        message,
+                    },
+                    None => ConfigError::Invalid {
+                        path: path.to_path_buf(),
+                        message,
+                    },
                 },
-                None => invalid(&message),
-            });
+            )
+    }
+
+    /// The checks beyond types, with the key at fault where one is.
+    pub(super) fn check(&self) -> Result<(), (Option<&'static str>, String)> {
+        if self.run.sample_interval_ms == 0 {
+            return Err((None, "run.sample_interval_ms must be at least 1".into()));
         }
-        if let BrokerConfig::External { bootstrap, .. } = &bench.broker {
+        if let Err(min) = self.run.check_window(self.run.window_s) {
+            return Err((
+                Some("window_s"),
+                format!(
+                    "run.window_s {} is too short: a window must span at least \
+                     {MIN_WINDOW_SAMPLES} samples, {min} s at run.sample_interval_ms {}; \
+                     set it to {min} or more",
+                    self.run.window_s, self.run.sample_interval_ms
+                ),
+            ));
+        }
+        if self.client.fetch_min_bytes == 0 || self.client.max_partition_fetch_bytes == 0 {
+            return Err((
+                None,
+                "client.fetch_min_bytes and client.max_partition_fetch_bytes must be at least 1"
+                    .into(),
+            ));
+        }
+        if let BrokerConfig::External { bootstrap, .. } = &self.broker {
             if bootstrap.trim().is_empty() {
-                return Err(invalid("broker.bootstrap must name host:port"));
+                return Err((None, "broker.bootstrap must name host:port".into()));
             }
         }
-        Ok(bench)
+        Ok(())
     }
 }
 
@@ -214,7 +259,8 @@ mod tests {
 
     const RUN: &str =
         "run: {warmup_s: 1, window_s: 2, rate: 10, seed: 1, sample_interval_ms: 1000, \
-        commit_interval_ms: 10, parallelism: 1, ready_timeout_s: 5, stop_grace_s: 5}\n\
+        commit_interval_ms: {exactly-once: 10, at-least-once: 1000}, parallelism: 1, \
+        ready_timeout_s: 5, stop_grace_s: 5}\n\
         tolerances: {lag_drift: 0.02, selectivity: 0.25, generator_behind_ms: 100, host_busy_pct: 90}\n";
 
     #[test]
@@ -309,7 +355,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("bench.yaml");
         let text = "bench_version: 1\nrun:\n  warmup_s: 1\n  window_s: 4\n  rate: 10\n  seed: 1\n  \
-            sample_interval_ms: 1000\n  commit_interval_ms: 10\n  parallelism: 1\n  \
+            sample_interval_ms: 1000\n  commit_interval_ms: {exactly-once: 10, at-least-once: 1000}\n  parallelism: 1\n  \
             ready_timeout_s: 5\n  stop_grace_s: 5\n\
             tolerances: {lag_drift: 0.02, selectivity: 0.25, generator_behind_ms: 100, host_busy_pct: 90}\n";
         std::fs::write(&path, text).unwrap();

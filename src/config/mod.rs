@@ -6,12 +6,18 @@
 
 mod bench;
 mod chaos;
+mod client;
 mod product;
+mod setting;
 mod workload;
 
-pub use bench::{Bench, BrokerConfig, RunDefaults, Tolerances, MIN_WINDOW_SAMPLES};
+pub use bench::{
+    Bench, BrokerConfig, CommitIntervals, RunDefaults, Tolerances, MIN_WINDOW_SAMPLES,
+};
 pub use chaos::ChaosPlan;
+pub use client::{Acks, ClientProfile, Compression, CLIENT_KEYS};
 pub use product::{Delivery, Install, Line, Product, Readiness};
+pub use setting::Setting;
 pub use workload::Workload;
 
 use std::collections::BTreeMap;
@@ -42,6 +48,9 @@ pub enum ConfigError {
         line: usize,
         message: String,
     },
+    /// A `--set` that names no setting or gives it a value it cannot take.
+    #[error("--set {setting}: {message}")]
+    Setting { setting: String, message: String },
     #[error("unknown {kind} `{name}`; known: {known}")]
     Unknown {
         kind: &'static str,

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{load_yaml, ConfigError};
+use super::{load_yaml, ConfigError, CLIENT_KEYS};
 
 /// One product under test, as its product.yaml describes it.
 #[derive(Debug, Clone, Deserialize)]
@@ -37,6 +37,10 @@ pub struct Product {
     pub characteristics: Characteristics,
     #[serde(default)]
     pub notes: String,
+    /// Keys of bench.yaml's client profile the product cannot apply, each
+    /// with the reason; the page marks its lines "≠ config" there.
+    #[serde(default)]
+    pub client_exceptions: BTreeMap<String, String>,
     /// Settings only this product's app reads, handed over as BENCH_SETTINGS (JSON).
     #[serde(default)]
     pub settings: BTreeMap<String, serde_yaml::Value>,
@@ -214,6 +218,16 @@ impl Product {
                     "`install.package` must name a Cargo package".into(),
                 ));
             }
+        }
+        if let Some(key) = product
+            .client_exceptions
+            .keys()
+            .find(|k| !CLIENT_KEYS.contains(&k.as_str()))
+        {
+            return Err(invalid(format!(
+                "`client_exceptions` names `{key}`, which is not a client profile key ({})",
+                CLIENT_KEYS.join(", ")
+            )));
         }
         for mode in [Delivery::AtLeastOnce, Delivery::ExactlyOnce] {
             if product.lines.iter().filter(|l| l.delivery == mode).count() > 1 {

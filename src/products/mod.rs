@@ -15,7 +15,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result};
 
-use crate::config::{Delivery, Product};
+use crate::config::{ClientProfile, Delivery, Product};
 use crate::process::Supervised;
 pub use install::{availability, capability, ensure_installed, Availability, Installation};
 
@@ -28,15 +28,17 @@ pub struct LaunchSettings {
     pub group_id: String,
     pub transactional_id: String,
     pub delivery: Delivery,
+    /// The interval of this line's delivery mode.
     pub commit_interval_ms: u64,
     pub parallelism: u32,
     pub workload: String,
+    pub client: ClientProfile,
 }
 
 impl LaunchSettings {
     /// The BENCH_* variables every product reads.
     pub fn environment(&self, product: &Product) -> Result<BTreeMap<&'static str, String>> {
-        Ok(BTreeMap::from([
+        let mut environment = BTreeMap::from([
             ("BENCH_BOOTSTRAP", self.bootstrap.clone()),
             ("BENCH_INPUT_TOPIC", self.input_topic.clone()),
             ("BENCH_OUTPUT_TOPIC", self.output_topic.clone()),
@@ -50,7 +52,9 @@ impl LaunchSettings {
             ("BENCH_PARALLELISM", self.parallelism.to_string()),
             ("BENCH_WORKLOAD", self.workload.clone()),
             ("BENCH_SETTINGS", serde_json::to_string(&product.settings)?),
-        ]))
+        ]);
+        environment.extend(self.client.environment());
+        Ok(environment)
     }
 }
 

@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 
 use super::lines::{group_lines, LineRuns};
 use super::table::grouped;
-use crate::config::Suite;
+use crate::config::{ClientProfile, CommitIntervals, Suite};
 use crate::host::HostInfo;
 use crate::results::{RunConfig, RunRecord};
 
@@ -20,7 +20,9 @@ pub(super) struct PointSettings {
     /// Records per second offered (0 = as fast as gendata can).
     pub(super) rate: u64,
     pub(super) window_s: u64,
-    pub(super) commit_interval_ms: u64,
+    /// Each delivery mode's commit interval.
+    pub(super) commit_policy: CommitIntervals,
+    pub(super) client: ClientProfile,
     pub(super) parallelism: u32,
     pub(super) input_partitions: i32,
     /// Records pre-filled for a drain run; none for a paced one.
@@ -33,7 +35,8 @@ impl PointSettings {
         PointSettings {
             rate: config.rate,
             window_s: config.window_s,
-            commit_interval_ms: config.commit_interval_ms,
+            commit_policy: config.commit_policy(),
+            client: config.client.clone(),
             parallelism: config.parallelism,
             input_partitions: config.input_partitions,
             drain_records: config.drain_records,
@@ -46,7 +49,8 @@ impl PointSettings {
         PointSettings {
             rate,
             window_s: run.window_s,
-            commit_interval_ms: run.commit_interval_ms,
+            commit_policy: run.commit_interval_ms,
+            client: suite.bench.client.clone(),
             parallelism: run.parallelism,
             input_partitions,
             drain_records: None,
@@ -69,8 +73,9 @@ impl PointSettings {
     /// The rest of the configuration, in words.
     pub(super) fn detail(&self) -> String {
         format!(
-            "commit interval {} ms · parallelism {} · {} input partition{}",
-            self.commit_interval_ms,
+            "commits every {} ms exactly-once, {} ms at-least-once · parallelism {} · {} input partition{}",
+            self.commit_policy.exactly_once,
+            self.commit_policy.at_least_once,
             self.parallelism,
             self.input_partitions,
             if self.input_partitions == 1 { "" } else { "s" }
@@ -240,8 +245,21 @@ fn point_name(
 ) -> String {
     let s = &point.settings;
     let mut parts = vec![s.label()];
-    if s.commit_interval_ms != defaults.commit_interval_ms {
-        parts.push(format!("commit interval {} ms", s.commit_interval_ms));
+    if s.commit_policy != defaults.commit_policy {
+        parts.push(format!(
+            "commits every {} ms exactly-once, {} ms at-least-once",
+            s.commit_policy.exactly_once, s.commit_policy.at_least_once
+        ));
+    }
+    for ((key, value), (_, default)) in s
+        .client
+        .entries()
+        .into_iter()
+        .zip(defaults.client.entries())
+    {
+        if value != default {
+            parts.push(format!("{key} {value}"));
+        }
     }
     if s.parallelism != defaults.parallelism {
         parts.push(format!("parallelism {}", s.parallelism));
@@ -293,10 +311,16 @@ mod tests {
     fn another_rate_window_or_configuration_is_another_point() {
         let a = crate::report::fixture_record();
         let point = BenchPoint::from_record(&a);
-        let changes: [fn(&mut RunRecord); 6] = [
+        let changes: [fn(&mut RunRecord); 7] = [
             |r| r.config.rate = 1000,
             |r| r.config.window_s = 60,
-            |r| r.config.commit_interval_ms = 1000,
+            |r| {
+                r.config.commit_intervals = Some(CommitIntervals {
+                    exactly_once: 10,
+                    at_least_once: 1000,
+                })
+            },
+            |r| r.config.client.linger_ms = 20,
             |r| r.config.parallelism = 2,
             |r| r.config.input_partitions = 4,
             |r| r.bench_version += 1,
@@ -337,7 +361,9 @@ mod tests {
             r.config = RunConfig {
                 rate,
                 window_s: suite.bench.run.window_s,
-                commit_interval_ms: suite.bench.run.commit_interval_ms,
+                commit_interval_ms: suite.bench.run.commit_interval_ms.exactly_once,
+                commit_intervals: Some(suite.bench.run.commit_interval_ms),
+                client: suite.bench.client.clone(),
                 parallelism: suite.bench.run.parallelism,
                 ..r.config
             };
@@ -381,7 +407,7 @@ mod tests {
         assert_eq!(settings.label(), "20,000/s · 30 s window");
         assert_eq!(
             settings.detail(),
-            "commit interval 10 ms · parallelism 1 · 1 input partition"
+            "commits every 10 ms exactly-once, 10 ms at-least-once · parallelism 1 · 1 input partition"
         );
     }
 }

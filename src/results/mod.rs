@@ -12,7 +12,7 @@ use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
 use crate::broker::BrokerInfo;
-use crate::config::Delivery;
+use crate::config::{ClientProfile, CommitIntervals, Delivery};
 use crate::gendata::GendataSummary;
 use crate::host::HostInfo;
 
@@ -127,7 +127,19 @@ pub struct RunConfig {
     pub warmup_s: u64,
     pub window_s: u64,
     pub seed: u64,
+    /// The interval this run's line committed at (its delivery mode's).
     pub commit_interval_ms: u64,
+    /// Both delivery modes' intervals, the bench's commit policy; absent in
+    /// records from before the modes had their own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub commit_intervals: Option<CommitIntervals>,
+    /// The client profile the product was handed; records from before the
+    /// profile carry the settings every product then had.
+    #[serde(default = "ClientProfile::before_profiles")]
+    pub client: ClientProfile,
+    /// The `--set` settings the run was made with, as given.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub settings: Vec<String>,
     pub parallelism: u32,
     pub sample_interval_ms: u64,
     pub input_partitions: i32,
@@ -135,6 +147,17 @@ pub struct RunConfig {
     /// product started (rate, warm-up and window are then 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drain_records: Option<u64>,
+}
+
+impl RunConfig {
+    /// Both modes' commit intervals; for an older record, the one interval
+    /// every line then shared.
+    pub fn commit_policy(&self) -> CommitIntervals {
+        self.commit_intervals.unwrap_or(CommitIntervals {
+            exactly_once: self.commit_interval_ms,
+            at_least_once: self.commit_interval_ms,
+        })
+    }
 }
 
 /// Sanity of one run: did the product do the workload's work?
@@ -426,6 +449,9 @@ mod tests {
                 window_s: 1,
                 seed: 1,
                 commit_interval_ms: 10,
+                commit_intervals: None,
+                client: crate::config::ClientProfile::default(),
+                settings: Vec::new(),
                 parallelism: 1,
                 sample_interval_ms: 1000,
                 input_partitions: 1,

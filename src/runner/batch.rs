@@ -33,6 +33,8 @@ pub fn plan_runs(lines: usize, rounds: u32) -> Vec<PlannedRun> {
 pub struct BatchLine<'a> {
     pub line: LineRef<'a>,
     pub installation: Installation,
+    /// The line's own configuration: its delivery mode's commit interval.
+    pub config: RunConfig,
 }
 
 /// How a batch went.
@@ -109,12 +111,14 @@ pub fn run_batch(
     ctx: &RunContext<'_>,
     lines: &[BatchLine<'_>],
     workload: &Workload,
-    config: &RunConfig,
     rounds: u32,
     mut recorded: impl FnMut(&RunRecord) -> Result<()>,
 ) -> Result<BatchOutcome> {
     let plan = plan_runs(lines.len(), rounds);
-    let mut time_left = TimeLeft::new(config);
+    let Some(first) = lines.first() else {
+        return Ok(BatchOutcome { runs: 0, failed: 0 });
+    };
+    let mut time_left = TimeLeft::new(&first.config);
     let mut outcome = BatchOutcome { runs: 0, failed: 0 };
     for (i, planned) in plan.iter().enumerate() {
         let batch_line = &lines[planned.line];
@@ -137,7 +141,7 @@ pub fn run_batch(
             batch_line.line,
             &batch_line.installation,
             workload,
-            config,
+            &batch_line.config,
             planned.round,
         )?;
         time_left.run_took(started.elapsed());
@@ -161,6 +165,9 @@ mod tests {
             window_s,
             seed: 1,
             commit_interval_ms: 10,
+            commit_intervals: None,
+            client: crate::config::ClientProfile::default(),
+            settings: Vec::new(),
             parallelism: 1,
             sample_interval_ms: 1000,
             input_partitions: 1,

@@ -487,6 +487,7 @@ fn launch_settings(
         commit_interval_ms: config.commit_interval_ms,
         parallelism: config.parallelism,
         workload: workload.name.clone(),
+        client: config.client.clone(),
     }
 }
 

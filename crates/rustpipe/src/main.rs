@@ -72,13 +72,17 @@ fn run_from_env() -> Result<()> {
 }
 
 fn run(settings: &PipelineSettings, stop: &AtomicBool) -> Result<()> {
-    let consumer: BaseConsumer = settings
-        .consumer_config()
+    let (consumer_config, producer_config) =
+        (settings.consumer_config(), settings.producer_config());
+    println!(
+        "{}",
+        settings.effective_client_config(&consumer_config, &producer_config)
+    );
+    let consumer: BaseConsumer = consumer_config
         .create()
         .context("rustpipe: creating the consumer")?;
     let watch = Arc::new(DeliveryWatch::default());
-    let producer: BaseProducer<WatchContext> = settings
-        .producer_config()
+    let producer: BaseProducer<WatchContext> = producer_config
         .create_with_context(WatchContext(watch.clone()))
         .context("rustpipe: creating the producer")?;
     if settings.delivery == Delivery::ExactlyOnce {

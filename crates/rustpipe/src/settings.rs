@@ -34,8 +34,59 @@ pub struct PipelineSettings {
     pub delivery: Delivery,
     pub commit_interval_ms: u64,
     pub transactional_id: String,
+    /// The suite's client profile, applied to both clients.
+    pub client: ClientProfile,
     /// Options from the product's `settings` (BENCH_SETTINGS).
     pub options: PipelineOptions,
+}
+
+/// The suite's client profile (BENCH_FETCH_MIN_BYTES and the rest), kept as
+/// the strings librdkafka takes: its names mean what the profile's do.
+#[derive(Debug, Clone)]
+pub struct ClientProfile {
+    pub fetch_min_bytes: String,
+    pub fetch_max_wait_ms: String,
+    pub max_partition_fetch_bytes: String,
+    pub linger_ms: String,
+    pub acks: String,
+    pub enable_idempotence: String,
+    pub compression: String,
+}
+
+impl ClientProfile {
+    fn from_env() -> Result<ClientProfile> {
+        Ok(ClientProfile {
+            fetch_min_bytes: var("BENCH_FETCH_MIN_BYTES")?,
+            fetch_max_wait_ms: var("BENCH_FETCH_MAX_WAIT_MS")?,
+            max_partition_fetch_bytes: var("BENCH_MAX_PARTITION_FETCH_BYTES")?,
+            linger_ms: var("BENCH_LINGER_MS")?,
+            acks: var("BENCH_ACKS")?,
+            enable_idempotence: var("BENCH_ENABLE_IDEMPOTENCE")?,
+            compression: var("BENCH_COMPRESSION")?,
+        })
+    }
+}
+
+/// The profile's keys and librdkafka's names for them, with the client
+/// that takes each.
+const PROFILE_NAMES: [(&str, &str, Client); 7] = [
+    ("fetch_min_bytes", "fetch.min.bytes", Client::Consumer),
+    ("fetch_max_wait_ms", "fetch.wait.max.ms", Client::Consumer),
+    (
+        "max_partition_fetch_bytes",
+        "max.partition.fetch.bytes",
+        Client::Consumer,
+    ),
+    ("linger_ms", "linger.ms", Client::Producer),
+    ("acks", "acks", Client::Producer),
+    ("enable_idempotence", "enable.idempotence", Client::Producer),
+    ("compression", "compression.type", Client::Producer),
+];
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Client {
+    Consumer,
+    Producer,
 }
 
 /// rustpipe's own options, from `settings` in its product.yaml.
@@ -84,6 +135,7 @@ impl PipelineSettings {
             transactional_id: std::env::var("BENCH_TRANSACTIONAL_ID")
                 .unwrap_or_else(|_| format!("{group_id}-txn")),
             group_id,
+            client: ClientProfile::from_env()?,
             options: match std::env::var("BENCH_SETTINGS") {
                 Ok(json) if !json.trim().is_empty() => serde_json::from_str(&json)
                     .with_context(|| format!("rustpipe: BENCH_SETTINGS `{json}`"))?,
@@ -92,16 +144,19 @@ impl PipelineSettings {
         })
     }
 
-    /// The consumer: a large prefetch, fetches answered within 10 ms.
+    /// The consumer, with the profile's fetch settings.
     pub fn consumer_config(&self) -> ClientConfig {
         let mut config = ClientConfig::new();
         config
             .set("bootstrap.servers", &self.bootstrap)
             .set("group.id", &self.group_id)
             .set("auto.offset.reset", "earliest")
-            .set("fetch.min.bytes", "65536")
-            .set("fetch.wait.max.ms", "10")
-            .set("max.partition.fetch.bytes", "52428800")
+            .set("fetch.min.bytes", &self.client.fetch_min_bytes)
+            .set("fetch.wait.max.ms", &self.client.fetch_max_wait_ms)
+            .set(
+                "max.partition.fetch.bytes",
+                &self.client.max_partition_fetch_bytes,
+            )
             .set("isolation.level", "read_committed")
             // Static membership: a restarted rustpipe takes its partitions
             // back at once instead of waiting out the dead member's session.
@@ -120,18 +175,59 @@ impl PipelineSettings {
         config
     }
 
-    /// The producer: idempotent, lz4, 5 ms linger; transactional for exactly-once.
+    /// The producer, with the profile's settings; transactional for exactly-once.
     pub fn producer_config(&self) -> ClientConfig {
         let mut config = ClientConfig::new();
         config
             .set("bootstrap.servers", &self.bootstrap)
-            .set("acks", "all")
-            .set("enable.idempotence", "true")
-            .set("linger.ms", "5")
-            .set("compression.type", "lz4");
+            .set("acks", &self.client.acks)
+            .set("enable.idempotence", &self.client.enable_idempotence)
+            .set("linger.ms", &self.client.linger_ms)
+            .set("compression.type", &self.client.compression);
         if self.delivery == Delivery::ExactlyOnce {
             config.set("transactional.id", &self.transactional_id);
         }
         config
+    }
+
+    /// The line rustpipe prints before it is ready: the profile as read
+    /// back from the two client configurations it creates, keyed by the
+    /// profile's names, plus its commit interval.
+    pub fn effective_client_config(
+        &self,
+        consumer: &ClientConfig,
+        producer: &ClientConfig,
+    ) -> String {
+        let mut applied = serde_json::Map::new();
+        for (key, name, client) in PROFILE_NAMES {
+            let config = match client {
+                Client::Consumer => consumer,
+                Client::Producer => producer,
+            };
+            if let Some(value) = config.get(name) {
+                applied.insert(key.to_string(), typed(value));
+            }
+        }
+        applied.insert(
+            "commit_interval_ms".to_string(),
+            serde_json::Value::from(self.commit_interval_ms),
+        );
+        format!(
+            "effective client config: {}",
+            serde_json::Value::Object(applied)
+        )
+    }
+}
+
+/// A librdkafka value as JSON: numbers and booleans typed; acks stays a string.
+fn typed(value: &str) -> serde_json::Value {
+    match value {
+        "true" => serde_json::Value::Bool(true),
+        "false" => serde_json::Value::Bool(false),
+        "all" | "0" | "1" | "-1" => serde_json::Value::String(value.to_string()),
+        _ => value
+            .parse::<u64>()
+            .map(serde_json::Value::from)
+            .unwrap_or_else(|_| serde_json::Value::String(value.to_string())),
     }
 }
