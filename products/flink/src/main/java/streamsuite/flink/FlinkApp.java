@@ -72,6 +72,12 @@ public final class FlinkApp {
      * abandoned for good keeps read_committed readers waiting.
      */
     static final String TRANSACTION_TIMEOUT_MS = "120000";
+    /**
+     * The exactly-once sink producer's retry backoff: how long a reused
+     * transactional id waits when the broker has not finished its previous
+     * commit (CONCURRENT_TRANSACTIONS), instead of the client's 100 ms.
+     */
+    static final String EOS_RETRY_BACKOFF_MS = "20";
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(5);
 
     private FlinkApp() {}
@@ -256,7 +262,12 @@ public final class FlinkApp {
                     // Reuses a small pool of transactional ids instead of a new
                     // one per checkpoint (100 a second at a 10 ms interval).
                     .setTransactionNamingStrategy(TransactionNamingStrategy.POOLING)
-                    .setProperty("transaction.timeout.ms", TRANSACTION_TIMEOUT_MS);
+                    .setProperty("transaction.timeout.ms", TRANSACTION_TIMEOUT_MS)
+                    // A pooled id is reused right after its commit; while the broker
+                    // still writes that commit's markers, InitProducerId answers
+                    // CONCURRENT_TRANSACTIONS and the task waits one retry backoff
+                    // (the client's default is 100 ms) before it can go on.
+                    .setProperty("retry.backoff.ms", EOS_RETRY_BACKOFF_MS);
         } else {
             builder.setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE);
         }
