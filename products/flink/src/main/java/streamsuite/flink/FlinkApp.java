@@ -25,6 +25,8 @@ import org.apache.flink.configuration.RestartStrategyOptions;
 import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.StateRecoveryOptions;
 import org.apache.flink.connector.base.DeliveryGuarantee;
+import org.apache.flink.connector.kafka.lineage.DefaultKafkaDatasetFacet;
+import org.apache.flink.connector.kafka.lineage.KafkaDatasetFacet;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.sink.KafkaSinkBuilder;
@@ -36,8 +38,13 @@ import org.apache.flink.core.execution.CheckpointingMode;
 import org.apache.flink.core.execution.JobClient;
 import org.apache.flink.core.execution.RecoveryClaimMode;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.lineage.LineageDataset;
+import org.apache.flink.streaming.api.lineage.LineageVertex;
 import org.apache.flink.util.Collector;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.OffsetResetStrategy;
+import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 
 /**
@@ -65,12 +72,25 @@ public final class FlinkApp {
      * abandoned for good keeps read_committed readers waiting.
      */
     static final String TRANSACTION_TIMEOUT_MS = "120000";
+    /**
+     * The exactly-once sink producer's retry backoff: how long a reused
+     * transactional id waits when the broker has not finished its previous
+     * commit (CONCURRENT_TRANSACTIONS), instead of the client's 100 ms.
+     */
+    static final String EOS_RETRY_BACKOFF_MS = "20";
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(5);
 
     private FlinkApp() {}
 
     public static void main(String[] args) throws Exception {
-        Settings settings = Settings.fromEnv();
+        Settings settings;
+        try {
+            settings = Settings.fromEnv();
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            return;
+        }
         if (!settings.workload().equals("stateless")) {
             throw new IllegalArgumentException("flink: workload `" + settings.workload() + "` is not implemented");
         }
@@ -89,13 +109,27 @@ public final class FlinkApp {
 
         StreamExecutionEnvironment env =
                 StreamExecutionEnvironment.createLocalEnvironment(configuration(settings, interval, checkpoints, resume));
-        env.fromSource(source(settings), WatermarkStrategy.noWatermarks(), "kafka-input")
+        KafkaSource<byte[]> source = source(settings);
+        KafkaSink<byte[]> sink = sink(settings);
+        String effective;
+        try {
+            effective = effectiveClientConfig(source, sink, settings,
+                    env.getCheckpointConfig().getCheckpointInterval());
+        } catch (ConfigException e) {
+            // A profile the Java client refuses (acks 1 or 0 with idempotence, say).
+            System.err.println("flink: the client refuses this configuration: " + e.getMessage());
+            System.exit(2);
+            return;
+        }
+        System.out.println(ClientProfile.EFFECTIVE_PREFIX + effective);
+        System.out.flush();
+        env.fromSource(source, WatermarkStrategy.noWatermarks(), "kafka-input")
                 .uid("kafka-input")
                 .flatMap(new FilterEnrich())
                 .returns(PrimitiveArrayTypeInfo.BYTE_PRIMITIVE_ARRAY_TYPE_INFO)
                 .name("filter-enrich")
                 .uid("filter-enrich")
-                .sinkTo(sink(settings))
+                .sinkTo(sink)
                 .name("kafka-output")
                 .uid("kafka-output");
 
@@ -182,11 +216,12 @@ public final class FlinkApp {
     }
 
     static KafkaSource<byte[]> source(Settings settings) {
+        ClientProfile client = settings.client();
         Properties consumer = new Properties();
-        // The in-house pipeline's fetch settings; they mean the same on the Java client.
-        consumer.setProperty("fetch.min.bytes", "65536");
-        consumer.setProperty("fetch.max.wait.ms", "10");
-        consumer.setProperty("max.partition.fetch.bytes", "52428800");
+        // The suite's client profile, under the Java client's names.
+        consumer.setProperty("fetch.min.bytes", Integer.toString(client.fetchMinBytes()));
+        consumer.setProperty("fetch.max.wait.ms", Integer.toString(client.fetchMaxWaitMs()));
+        consumer.setProperty("max.partition.fetch.bytes", Integer.toString(client.maxPartitionFetchBytes()));
         consumer.setProperty("isolation.level", "read_committed");
         consumer.setProperty("commit.offsets.on.checkpoint", "true");
         return KafkaSource.<byte[]>builder()
@@ -202,27 +237,71 @@ public final class FlinkApp {
     }
 
     static KafkaSink<byte[]> sink(Settings settings) {
+        ClientProfile client = settings.client();
+        boolean idempotence = client.enableIdempotence();
+        if (settings.exactlyOnce() && !idempotence) {
+            // The client refuses a transactional.id without idempotence.
+            System.err.println("flink: enable.idempotence false does not apply to the exactly-once sink,"
+                    + " whose transactional producer is always idempotent");
+            idempotence = true;
+        }
         KafkaSinkBuilder<byte[]> builder = KafkaSink.<byte[]>builder()
                 .setBootstrapServers(settings.bootstrap())
                 .setRecordSerializer(KafkaRecordSerializationSchema.<byte[]>builder()
                         .setTopic(settings.outputTopic())
                         .setValueSerializationSchema(new PassThrough())
                         .build())
-                .setProperty("acks", "all")
-                .setProperty("enable.idempotence", "true")
-                .setProperty("linger.ms", "5")
-                .setProperty("compression.type", "lz4");
+                // The suite's client profile, under the Java client's names.
+                .setProperty("acks", client.acks())
+                .setProperty("enable.idempotence", Boolean.toString(idempotence))
+                .setProperty("linger.ms", Long.toString(client.lingerMs()))
+                .setProperty("compression.type", client.compression());
         if (settings.exactlyOnce()) {
             builder.setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
                     .setTransactionalIdPrefix(settings.transactionalId())
                     // Reuses a small pool of transactional ids instead of a new
                     // one per checkpoint (100 a second at a 10 ms interval).
                     .setTransactionNamingStrategy(TransactionNamingStrategy.POOLING)
-                    .setProperty("transaction.timeout.ms", TRANSACTION_TIMEOUT_MS);
+                    .setProperty("transaction.timeout.ms", TRANSACTION_TIMEOUT_MS)
+                    // A pooled id is reused right after its commit; while the broker
+                    // still writes that commit's markers, InitProducerId answers
+                    // CONCURRENT_TRANSACTIONS and the task waits one retry backoff
+                    // (the client's default is 100 ms) before it can go on.
+                    .setProperty("retry.backoff.ms", EOS_RETRY_BACKOFF_MS);
         } else {
             builder.setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE);
         }
         return builder.build();
+    }
+
+    /**
+     * The client profile as the connector hands it to its clients: the
+     * Properties the built KafkaSource and KafkaSink create their consumers
+     * and producers from (exposed through their lineage facets), parsed and
+     * validated the way KafkaConsumer and KafkaProducer do; the checkpoint
+     * interval as configured (the commit interval, raised to Flink's 10 ms
+     * minimum).
+     */
+    static String effectiveClientConfig(KafkaSource<byte[]> source, KafkaSink<byte[]> sink, Settings settings,
+            long checkpointIntervalMs) {
+        Properties consumer = clientProperties(source.getLineageVertex(), "KafkaSource");
+        Properties producer = clientProperties(sink.getLineageVertex(), "KafkaSink");
+        if (settings.exactlyOnce()) {
+            // The sink gives each producer a transactional.id of its own.
+            producer.setProperty(ProducerConfig.TRANSACTIONAL_ID_CONFIG, settings.transactionalId() + "-check");
+        }
+        return ClientProfile.effectiveJson(new ConsumerConfig(consumer), new ProducerConfig(producer), checkpointIntervalMs);
+    }
+
+    private static Properties clientProperties(LineageVertex vertex, String what) {
+        for (LineageDataset dataset : vertex.datasets()) {
+            if (dataset.facets().get(DefaultKafkaDatasetFacet.KAFKA_FACET_NAME) instanceof KafkaDatasetFacet kafka) {
+                Properties copy = new Properties();
+                copy.putAll(kafka.getProperties());
+                return copy;
+            }
+        }
+        throw new IllegalStateException("flink: the " + what + " exposes no Kafka properties");
     }
 
     /** The flatMap's output is already the record's value (a named class: the

@@ -4,12 +4,17 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.producer.ProducerConfig;
+import org.apache.kafka.common.config.ConfigException;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.streams.KafkaStreams;
 import org.apache.kafka.streams.StreamsBuilder;
@@ -37,15 +42,36 @@ public final class KafkaStreamsApp {
     private KafkaStreamsApp() {}
 
     public static void main(String[] args) throws Exception {
-        Settings settings = Settings.fromEnv();
+        Settings settings;
+        try {
+            settings = Settings.fromEnv();
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            return;
+        }
         if (!settings.workload().equals("stateless")) {
             throw new IllegalArgumentException(
                     "kafka-streams: workload `" + settings.workload() + "` is not implemented");
         }
         Path stateDir = Files.createTempDirectory("streamsuite-kafka-streams-");
+        StreamsConfig config;
+        String effective;
+        try {
+            config = new StreamsConfig(properties(settings, stateDir));
+            effective = effectiveClientConfig(config, settings);
+        } catch (ConfigException e) {
+            // A profile the Java client refuses (acks 1 or 0 with idempotence, say).
+            System.err.println("kafka-streams: the client refuses this configuration: " + e.getMessage());
+            deleteQuietly(stateDir);
+            System.exit(2);
+            return;
+        }
         Topology topology = topology(settings);
         System.err.println("kafka-streams: " + topology.describe());
-        KafkaStreams streams = new KafkaStreams(topology, properties(settings, stateDir));
+        KafkaStreams streams = new KafkaStreams(topology, config);
+        System.out.println(ClientProfile.EFFECTIVE_PREFIX + effective);
+        System.out.flush();
 
         CountDownLatch stopped = new CountDownLatch(1);
         AtomicBoolean failed = new AtomicBoolean(false);
@@ -107,21 +133,54 @@ public final class KafkaStreamsApp {
         p.put(StreamsConfig.NUM_STREAM_THREADS_CONFIG, Integer.toString(settings.parallelism()));
         p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
 
-        // Consumer: the in-house pipeline's fetch settings; they mean the same on the Java client.
+        // The suite's client profile, under the Java client's names, for the
+        // main consumer (and the restore/global consumers, unused here) and
+        // the producer.
+        ClientProfile client = settings.client();
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
-        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.FETCH_MIN_BYTES_CONFIG), "65536");
-        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), "10");
-        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG), "52428800");
-        // Producer: like rustpipe. Kafka Streams' own default linger.ms is 100.
-        p.put(StreamsConfig.producerPrefix(ProducerConfig.ACKS_CONFIG), "all");
-        if (!settings.exactlyOnce()) {
-            // exactly_once_v2 sets both itself (and warns when they are given).
+        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.FETCH_MIN_BYTES_CONFIG), Integer.toString(client.fetchMinBytes()));
+        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG), Integer.toString(client.fetchMaxWaitMs()));
+        p.put(StreamsConfig.consumerPrefix(ConsumerConfig.MAX_PARTITION_FETCH_BYTES_CONFIG),
+                Integer.toString(client.maxPartitionFetchBytes()));
+        p.put(StreamsConfig.producerPrefix(ProducerConfig.ACKS_CONFIG), client.acks());
+        p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), Long.toString(client.lingerMs()));
+        p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), client.compression());
+        if (settings.exactlyOnce()) {
+            // exactly_once_v2 sets read_committed and idempotence itself (and
+            // replaces a given value with a warning): a transactional producer
+            // is always idempotent.
+            if (!client.enableIdempotence()) {
+                System.err.println("kafka-streams: enable.idempotence false does not apply to exactly_once_v2,"
+                        + " whose transactional producer is always idempotent");
+            }
+        } else {
             p.put(StreamsConfig.consumerPrefix(ConsumerConfig.ISOLATION_LEVEL_CONFIG), "read_committed");
-            p.put(StreamsConfig.producerPrefix(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG), "true");
+            p.put(StreamsConfig.producerPrefix(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG),
+                    Boolean.toString(client.enableIdempotence()));
         }
-        p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), "5");
-        p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), "lz4");
         return p;
+    }
+
+    /**
+     * The client profile as Kafka Streams hands it to its clients: the main
+     * consumer's and the producer's configurations from {@link StreamsConfig},
+     * parsed and validated the way KafkaConsumer and KafkaProducer do.
+     */
+    static String effectiveClientConfig(StreamsConfig config, Settings settings) {
+        Map<String, Object> consumer = new HashMap<>(config.getMainConsumerConfigs(
+                settings.groupId(), settings.groupId() + "-StreamThread-1-consumer", 1));
+        // Kafka Streams passes its deserializer instances to the consumer's constructor.
+        consumer.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        consumer.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
+        Map<String, Object> producer = new HashMap<>(config.getProducerConfigs(settings.groupId() + "-StreamThread-1-producer"));
+        producer.put(ProducerConfig.KEY_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        producer.put(ProducerConfig.VALUE_SERIALIZER_CLASS_CONFIG, ByteArraySerializer.class);
+        if (settings.exactlyOnce()) {
+            // Each stream thread's producer gets a transactional.id of its own.
+            producer.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, settings.groupId() + "-check");
+        }
+        return ClientProfile.effectiveJson(new ConsumerConfig(consumer), new ProducerConfig(producer),
+                config.getLong(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG));
     }
 
     private static void deleteQuietly(Path dir) {

@@ -10,7 +10,8 @@ record Settings(
         boolean exactlyOnce,
         long commitIntervalMs,
         int parallelism,
-        String workload) {
+        String workload,
+        ClientProfile client) {
 
     static Settings fromEnv() {
         String delivery = require("BENCH_DELIVERY");
@@ -31,13 +32,18 @@ record Settings(
                 exactlyOnce,
                 Long.parseLong(require("BENCH_COMMIT_INTERVAL_MS")),
                 Integer.parseInt(envOr("BENCH_PARALLELISM", "1")),
-                envOr("BENCH_WORKLOAD", "stateless"));
+                envOr("BENCH_WORKLOAD", "stateless"),
+                ClientProfile.fromEnv("kafka-streams"));
     }
 
     private static String require(String name) {
+        return require("kafka-streams", name);
+    }
+
+    static String require(String product, String name) {
         String value = System.getenv(name);
         if (value == null || value.isBlank()) {
-            throw new IllegalArgumentException("kafka-streams: " + name + " is not set (the suite sets it)");
+            throw new IllegalArgumentException(product + ": " + name + " is not set (the suite sets it)");
         }
         return value;
     }
