@@ -15,7 +15,7 @@ use crate::results::{
 
 use super::sanity::{judge_sanity, SanityInputs};
 use super::verify::expected_selectivity;
-use super::window::{self, Sample};
+use super::window::{self, OffsetRead, Sample};
 use super::{
     added_over_floor, classify, rows_per_s_per_core, rows_per_s_per_gb, us_cpu_per_record,
 };
@@ -49,6 +49,8 @@ pub struct JudgeInputs<'a> {
     pub samples: &'a [Sample],
     /// Index of the sample taken at the window's start.
     pub window_start: usize,
+    /// The offsets read between samples.
+    pub offset_polls: &'a [OffsetRead],
     pub window_start_us: i64,
     pub ticks_per_s: f64,
     pub config: &'a RunConfig,
@@ -103,7 +105,8 @@ pub fn judge(m: &JudgeInputs<'_>) -> Judgement {
     let mut j = Judgement::default();
     let window = &m.samples[m.window_start.min(m.samples.len())..];
     let window_s = m.config.window_s as f64;
-    let Some(flow) = window::flow(window, window_s) else {
+    let reads = window::offset_reads(window, m.offset_polls);
+    let Some(flow) = window::flow(&reads, window_s) else {
         j.failure = Some(format!(
             "the window held {} sample(s); at least 2 are needed to judge it",
             window.len()
@@ -570,7 +573,7 @@ pub fn judge_drain(m: &DrainInputs<'_>) -> Judgement {
         (Some(a), Some(b)) => (b.committed_at_us - a.committed_at_us) as f64 / 1e6,
         _ => 0.0,
     };
-    let flow = window::flow(&in_span, span_s);
+    let flow = window::flow(&window::offset_reads(&in_span, &[]), span_s);
     let short = "the drain spanned fewer than two samples; use a larger --drain";
     match &flow {
         Some(flow) => j.put("consumed_per_s", flow.consumed_per_s, RATE, Better::Higher),
@@ -759,6 +762,7 @@ mod tests {
             judge(&JudgeInputs {
                 samples: &self.samples,
                 window_start: 2,
+                offset_polls: &[],
                 window_start_us: 2_000_000,
                 ticks_per_s: 100.0,
                 config: &self.config,

@@ -32,6 +32,46 @@ pub struct Sample {
     pub host: Option<(u64, u64)>,
 }
 
+/// One read of the product's committed offset and the input's high
+/// watermark. Every sample holds one, and between samples the monitor reads
+/// them ten times a second: a product committing about once a sample
+/// interval would otherwise be seen at a phase that slips slowly from
+/// sample to sample, which reads as a backlog trend that is not there.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct OffsetRead {
+    /// When the committed offset was read.
+    pub at_us: i64,
+    /// Negative: none yet.
+    pub committed: i64,
+    pub input_high: i64,
+}
+
+impl From<&Sample> for OffsetRead {
+    fn from(sample: &Sample) -> OffsetRead {
+        OffsetRead {
+            at_us: sample.committed_at_us,
+            committed: sample.committed,
+            input_high: sample.input_high,
+        }
+    }
+}
+
+/// The window's offset reads: its samples' and the polls made between its
+/// first and last sample, in time order.
+pub fn offset_reads(window: &[Sample], polls: &[OffsetRead]) -> Vec<OffsetRead> {
+    let (Some(first), Some(last)) = (window.first(), window.last()) else {
+        return Vec::new();
+    };
+    let mut reads: Vec<OffsetRead> = window.iter().map(OffsetRead::from).collect();
+    reads.extend(
+        polls
+            .iter()
+            .filter(|p| p.at_us > first.committed_at_us && p.at_us < last.committed_at_us),
+    );
+    reads.sort_by_key(|r| r.at_us);
+    reads
+}
+
 /// A sample whose reads took longer than this is counted as slow: its
 /// values may describe different instants.
 pub const SLOW_SAMPLE_US: i64 = 20_000;
@@ -52,9 +92,10 @@ pub struct Flow {
     pub committed_last: u64,
     pub backlog_first: i64,
     pub backlog_last: i64,
-    /// The committed offset moved in fewer than half of the intervals.
+    /// The committed offset moved in fewer than half of the intervals
+    /// between reads.
     pub coarse_commits: bool,
-    /// Intervals in which the committed offset moved, of all intervals.
+    /// Intervals between reads in which the committed offset moved, of all.
     pub commit_moves: usize,
     pub intervals: usize,
 }
@@ -73,38 +114,38 @@ pub fn slope(points: &[(f64, f64)]) -> Option<f64> {
     (sxx > 0.0).then(|| sxy / sxx)
 }
 
-/// The flow over `window` (its samples, both bounds included), which was
-/// planned to last `window_s` seconds; None with fewer than two samples.
+/// The flow over a window's offset reads (both bounds included), which was
+/// planned to last `window_s` seconds; None with fewer than two reads.
 ///
 /// A committed offset that goes back (a restarted product committing an
 /// older position) does not un-consume records: the running maximum is used.
 /// When commits are coarse, the backlog is a sawtooth: it climbs between
-/// commits and drops at each. A fit over every sample then follows the teeth
-/// as much as the trend, so the fit uses the samples at which a new commit
+/// commits and drops at each. A fit over every read then follows the teeth
+/// as much as the trend, so the fit uses the reads at which a new commit
 /// was first seen, the sawtooth's lows, as long as there are two of them.
-pub fn flow(window: &[Sample], window_s: f64) -> Option<Flow> {
-    if window.len() < 2 {
+pub fn flow(reads: &[OffsetRead], window_s: f64) -> Option<Flow> {
+    if reads.len() < 2 {
         return None;
     }
-    let mut committed = Vec::with_capacity(window.len());
+    let mut committed = Vec::with_capacity(reads.len());
     let mut high = 0i64;
-    for s in window {
-        high = high.max(s.committed.max(0));
+    for r in reads {
+        high = high.max(r.committed.max(0));
         committed.push(high);
     }
-    let intervals = window.len() - 1;
-    let moved: Vec<usize> = (1..window.len())
+    let intervals = reads.len() - 1;
+    let moved: Vec<usize> = (1..reads.len())
         .filter(|&i| committed[i] > committed[i - 1])
         .collect();
     let coarse_commits = moved.len() * 2 < intervals;
     let picked: Vec<usize> = if coarse_commits && moved.len() >= 2 {
         moved.clone()
     } else {
-        (0..window.len()).collect()
+        (0..reads.len()).collect()
     };
-    let t0 = window[0].committed_at_us;
-    let at = |i: usize| (window[i].committed_at_us - t0) as f64 / 1e6;
-    let backlog = |i: usize| window[i].input_high - committed[i];
+    let t0 = reads[0].at_us;
+    let at = |i: usize| (reads[i].at_us - t0) as f64 / 1e6;
+    let backlog = |i: usize| reads[i].input_high - committed[i];
     let consumed_per_s = slope(
         &picked
             .iter()
@@ -119,7 +160,7 @@ pub fn flow(window: &[Sample], window_s: f64) -> Option<Flow> {
             .collect::<Vec<_>>(),
     )?;
     let consumed = consumed_per_s * window_s;
-    let last = window.len() - 1;
+    let last = reads.len() - 1;
     Some(Flow {
         consumed_per_s,
         backlog_slope_per_s,
@@ -343,6 +384,40 @@ pub(crate) mod tests {
         assert_eq!(lag_drift(500.0, 0.0), 500.0);
     }
 
+    fn reads(window: &[Sample]) -> Vec<OffsetRead> {
+        offset_reads(window, &[])
+    }
+
+    /// A product committing every 1.03 s, all it has read: sampled once a
+    /// second, each sample finds it 0.03 s later in its cycle than the one
+    /// before, a backlog that seems to shrink (or, past the wrap, to jump).
+    /// The polls between samples see each commit within 0.1 s.
+    #[test]
+    fn commits_about_once_a_sample_are_judged_from_the_polls_between_samples() {
+        let commit_period = 1.03;
+        let committed_at = |t: f64| 10_000.0 * ((t / commit_period).floor() * commit_period);
+        let w = window(10, 10_000.0, committed_at);
+        let from_samples = flow(&reads(&w), 10.0).unwrap();
+        assert!(from_samples.drift.abs() > 0.02, "{from_samples:?}");
+        let polls: Vec<OffsetRead> = (1..100)
+            .map(|i| {
+                let t = 100.0 + i as f64 / 10.0;
+                OffsetRead {
+                    at_us: (t * 1e6) as i64,
+                    committed: committed_at(t) as i64,
+                    input_high: (10_000.0 * t) as i64,
+                }
+            })
+            .collect();
+        let with_polls = flow(&offset_reads(&w, &polls), 10.0).unwrap();
+        assert!(with_polls.coarse_commits, "{with_polls:?}");
+        assert!(with_polls.drift.abs() < 0.02, "{with_polls:?}");
+        assert!(
+            (with_polls.consumed_per_s - 10_000.0).abs() < 200.0,
+            "{with_polls:?}"
+        );
+    }
+
     /// rate records/s offered; committed follows `committed_at(t)`.
     fn window(seconds: usize, rate: f64, committed_at: impl Fn(f64) -> f64) -> Vec<Sample> {
         (0..=seconds)
@@ -356,7 +431,7 @@ pub(crate) mod tests {
     #[test]
     fn a_steady_product_keeps_a_flat_backlog() {
         let w = window(30, 10_000.0, |t| 10_000.0 * (t - 0.02));
-        let f = flow(&w, 30.0).unwrap();
+        let f = flow(&reads(&w), 30.0).unwrap();
         assert!((f.consumed_per_s - 10_000.0).abs() < 1.0, "{f:?}");
         assert!(f.drift.abs() < 1e-6, "{f:?}");
         assert!(!f.coarse_commits);
@@ -371,7 +446,7 @@ pub(crate) mod tests {
             let w = window(15, 10_000.0, |t| {
                 10_000.0 * (((t + phase) / 5.0).floor() * 5.0 - phase)
             });
-            let f = flow(&w, 15.0).unwrap();
+            let f = flow(&reads(&w), 15.0).unwrap();
             assert!(f.coarse_commits, "phase {phase}: {f:?}");
             assert!(f.drift.abs() < 0.02, "phase {phase}: {f:?}");
             assert!(
@@ -403,7 +478,7 @@ pub(crate) mod tests {
     fn a_slow_product_grows_its_backlog() {
         // 3 % short of the rate, committing every second
         let w = window(30, 10_000.0, |t| 9_700.0 * t);
-        let f = flow(&w, 30.0).unwrap();
+        let f = flow(&reads(&w), 30.0).unwrap();
         assert!((f.drift - 300.0 / 9_700.0).abs() < 1e-6, "{f:?}");
         assert!((f.consumed_per_s - 9_700.0).abs() < 1e-6);
     }
@@ -412,19 +487,19 @@ pub(crate) mod tests {
     fn a_draining_product_shrinks_its_backlog() {
         // 20k/s through a backlog of 100k at 10k/s offered
         let w = window(10, 10_000.0, |t| 20_000.0 * t - 1_100_000.0);
-        let f = flow(&w, 10.0).unwrap();
+        let f = flow(&reads(&w), 10.0).unwrap();
         assert!((f.drift + 0.5).abs() < 1e-6, "{f:?}");
     }
 
     #[test]
     fn one_sample_is_no_flow() {
-        assert!(flow(&window(0, 10.0, |t| t), 1.0).is_none());
+        assert!(flow(&reads(&window(0, 10.0, |t| t)), 1.0).is_none());
     }
 
     #[test]
     fn a_product_that_never_commits_has_no_consumption() {
         let w = window(10, 1_000.0, |_| -1001.0);
-        let f = flow(&w, 10.0).unwrap();
+        let f = flow(&reads(&w), 10.0).unwrap();
         assert_eq!(f.consumed_per_s, 0.0);
         assert_eq!(f.commit_moves, 0);
         assert!(f.coarse_commits);
@@ -441,7 +516,7 @@ pub(crate) mod tests {
                 1_000.0 * t
             }
         });
-        let f = flow(&w, 10.0).unwrap();
+        let f = flow(&reads(&w), 10.0).unwrap();
         assert_eq!(f.committed_last, 110_000);
         assert!(
             f.consumed_per_s > 900.0 && f.consumed_per_s < 1_100.0,

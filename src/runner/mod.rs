@@ -24,7 +24,7 @@ use anyhow::{anyhow, Context, Result};
 
 use crate::analysis::judge::{judge, JudgeInputs, Judgement, Settle, Verified};
 use crate::analysis::verify::{Expectation, Verifier};
-use crate::analysis::window::Sample;
+use crate::analysis::window::{OffsetRead, Sample};
 use crate::broker::admin::{self, OffsetReader, TopicRequest};
 use crate::broker::BrokerInfo;
 use crate::cache::Cache;
@@ -92,6 +92,8 @@ struct Measured {
     rows: Vec<Sample>,
     /// Index of the row taken at the window's start.
     window_start: usize,
+    /// The offsets read between rows.
+    offset_polls: Vec<OffsetRead>,
     window_start_us: i64,
     ticks_per_s: f64,
     gendata: GendataSummary,
@@ -107,6 +109,7 @@ impl Measured {
         let judgement = judge(&JudgeInputs {
             samples: &self.rows,
             window_start: self.window_start,
+            offset_polls: &self.offset_polls,
             window_start_us: self.window_start_us,
             ticks_per_s: self.ticks_per_s,
             config,
@@ -381,6 +384,7 @@ fn measure(
     monitor.sample(true)?;
     let ticks_per_s = monitor.ticks_per_s();
     let rows = std::mem::take(&mut monitor.rows);
+    let offset_polls = std::mem::take(&mut monitor.offset_polls);
 
     // stop the load: gendata and the probe end with the window
     progress.phase("stopping the load");
@@ -435,6 +439,7 @@ fn measure(
     Ok(Measured {
         rows,
         window_start,
+        offset_polls,
         window_start_us,
         ticks_per_s,
         gendata: gendata_summary,
@@ -657,6 +662,7 @@ impl Processes<'_> {
                 return Err(Interrupted.into());
             }
             monitor.sample_if_due(now)?;
+            monitor.poll_offsets_if_due(now)?;
             progress.tick(now);
             sleep_until_us((now + 100_000).min(until_us).min(monitor.next_due_us()));
         }

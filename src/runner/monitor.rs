@@ -5,7 +5,7 @@
 
 use anyhow::Result;
 
-use crate::analysis::window::Sample;
+use crate::analysis::window::{OffsetRead, Sample};
 use crate::broker::admin::OffsetReader;
 use crate::clock::now_us;
 use crate::sampler;
@@ -32,7 +32,14 @@ pub struct Monitor<'a> {
     ticks_per_s: f64,
     page_size: u64,
     pub rows: Vec<Sample>,
+    next_poll_us: i64,
+    /// Offsets read between samples, every [`OFFSET_POLL_US`].
+    pub offset_polls: Vec<OffsetRead>,
 }
+
+/// How often the offsets are read between samples: often enough to place
+/// each commit of a product committing every second within a tenth of it.
+const OFFSET_POLL_US: i64 = 100_000;
 
 impl<'a> Monitor<'a> {
     pub(super) fn new(
@@ -51,7 +58,27 @@ impl<'a> Monitor<'a> {
             ticks_per_s,
             page_size,
             rows: Vec::new(),
+            next_poll_us: 0,
+            offset_polls: Vec::new(),
         }
+    }
+
+    /// Reads the committed offset and the high watermark if a poll is due:
+    /// two broker round trips, with nothing from /proc.
+    pub fn poll_offsets_if_due(&mut self, now_us: i64) -> Result<()> {
+        if now_us < self.next_poll_us {
+            return Ok(());
+        }
+        self.next_poll_us = now_us + OFFSET_POLL_US;
+        let at_us = crate::clock::now_us();
+        let committed = self.offsets.committed(&self.names.input)?;
+        let input_high = self.offsets.high_watermark(&self.names.input)?;
+        self.offset_polls.push(OffsetRead {
+            at_us,
+            committed,
+            input_high,
+        });
+        Ok(())
     }
 
     /// When the next sample on the grid is due.
