@@ -147,7 +147,13 @@ impl ProducerContext for TallyContext {
     }
 }
 
+/// gendata's linger, in librdkafka's terms (ms); the probe's floor
+/// producer uses the same.
+pub const GENDATA_LINGER_MS: &str = "1";
+
 /// The producer settings gendata uses: batched, compressed like the topic.
+/// Its 1 ms linger matches the floor producer's (see the probe), so the
+/// floor's share of the broker path is gendata's within a millisecond.
 fn producer_config(bootstrap: &str) -> ClientConfig {
     let mut config = ClientConfig::new();
     config
@@ -155,7 +161,7 @@ fn producer_config(bootstrap: &str) -> ClientConfig {
         .set("socket.nagle.disable", "true")
         .set("acks", "all")
         .set("enable.idempotence", "true")
-        .set("linger.ms", "5")
+        .set("linger.ms", GENDATA_LINGER_MS)
         .set("compression.type", "lz4")
         .set("queue.buffering.max.messages", "1000000")
         .set("queue.buffering.max.kbytes", "1048576");

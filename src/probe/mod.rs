@@ -5,9 +5,12 @@
 //! arrivals inside the measurement window are counted.
 //!
 //! The same process measures the setup floor: a producer writes one small
-//! record every 10 ms (acks=all, linger 5 ms) to the run's floor topic, and the
-//! same consumer reads it back. What the broker alone costs, every product
-//! inherits; `added` = product - floor is the product's own part.
+//! record every 10 ms (acks=all, gendata's 1 ms linger) to the run's floor
+//! topic, and the same consumer reads it back. What the broker alone costs,
+//! every product inherits; `added` = product - floor is the product's own
+//! part. A floor record, alone in its batch, waits the whole linger, where a
+//! gendata record waits what is left of its batch's: the floor is high by up
+//! to the linger, about half of it at p50, which is why the linger is short.
 //!
 //! The probe also checks itself: about every 100 ms of the window it compares
 //! its own position with the output's end, so a run where the probe, not the
@@ -140,7 +143,7 @@ fn write_floor(bootstrap: &str, topic: &str, stop: &AtomicBool) -> Result<()> {
         .set("bootstrap.servers", bootstrap)
         .set("socket.nagle.disable", "true")
         .set("acks", "all")
-        .set("linger.ms", "5")
+        .set("linger.ms", crate::gendata::GENDATA_LINGER_MS)
         .create()
         .context("probe: creating the floor producer")?;
     let mut slot = now_us();
