@@ -103,11 +103,14 @@ impl Bench {
         let mut root = serde_yaml::to_value(self)
             .map_err(|err| invalid(&settings[0], format!("cannot represent bench.yaml: {err}")))?;
         for setting in settings {
-            if setting.key == "bench_version" {
-                return Err(invalid(
-                    setting,
-                    "bench_version belongs to the suite, not to a run".to_string(),
-                ));
+            let refused = match setting.key.as_str() {
+                "bench_version" => Some("bench_version belongs to the suite, not to a run"),
+                "results_dir" => Some("the results folder is chosen with --results"),
+                "cache_dir" => Some("the cache is chosen with STREAMSUITE_CACHE"),
+                _ => None,
+            };
+            if let Some(why) = refused {
+                return Err(invalid(setting, why.to_string()));
             }
             let slot = slot(&mut root, &setting.key).map_err(|m| invalid(setting, m))?;
             *slot = typed_like(slot, &setting.value).map_err(|m| invalid(setting, m))?;
@@ -235,6 +238,8 @@ mod tests {
         assert!(err.contains("run.window_s 2 is too short"), "{err}");
         let err = set(&base, &["bench_version=9"]).unwrap_err();
         assert!(err.contains("belongs to the suite"), "{err}");
+        let err = set(&base, &["results_dir=elsewhere"]).unwrap_err();
+        assert!(err.contains("--results"), "{err}");
         for err in [
             set(&base, &["client.linger_ms=-1"]).unwrap_err(),
             set(&base, &["client.linger_ms=1", "client.acks=2"]).unwrap_err(),
