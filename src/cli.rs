@@ -56,6 +56,33 @@ pub struct RunArgs {
     /// Delivery mode: eos (exactly-once) or alos (at-least-once).
     #[arg(long, value_parser = ["eos", "alos"])]
     pub mode: Option<String>,
+    #[command(flatten)]
+    pub options: RunOptions,
+    /// Runs of the same line, one after another, in one batch.
+    #[arg(long, default_value_t = 1)]
+    pub repeat: u32,
+    /// Crash the product mid-window: SIGKILL its whole tree SECONDS into the
+    /// window, and with `restart` start it again at once.
+    #[arg(long, value_name = "kill-at=SECONDSs[,restart]")]
+    pub chaos: Option<ChaosPlan>,
+    /// The product version to run, installed on first use (default: product.yaml's);
+    /// for a cargo product, a git revision of its repository, built once per commit.
+    #[arg(long = "version")]
+    pub product_version: Option<String>,
+    /// A drain run: pre-fill the input with N records before the product
+    /// starts, then time how fast it consumes them (its read capacity).
+    #[arg(long, value_name = "N", conflicts_with_all = ["rate", "warmup", "window", "chaos"])]
+    pub drain: Option<u64>,
+    /// Change a bench.yaml setting for these runs (repeatable), e.g.
+    /// `--set client.fetch_min_bytes=65536`; recorded with each run.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub settings: Vec<Setting>,
+}
+
+/// The options every measuring command takes: the load, where results go,
+/// and what to do when another run holds the host.
+#[derive(Debug, Clone, Args)]
+pub struct RunOptions {
     /// Records per second offered (0 = as fast as gendata can).
     #[arg(long)]
     pub rate: Option<u64>,
@@ -65,31 +92,12 @@ pub struct RunArgs {
     /// Seconds measured; at least 5 samples' worth (5 s at a 1000 ms sample interval).
     #[arg(long)]
     pub window: Option<u64>,
-    /// Runs of the same line, one after another, in one batch.
-    #[arg(long, default_value_t = 1)]
-    pub repeat: u32,
     /// Folder for results JSONL (default: bench.yaml's results_dir).
     #[arg(long)]
     pub results: Option<PathBuf>,
-    /// Crash the product mid-window: SIGKILL its whole tree SECONDS into the
-    /// window, and with `restart` start it again at once.
-    #[arg(long, value_name = "kill-at=SECONDSs[,restart]")]
-    pub chaos: Option<ChaosPlan>,
-    /// The product version to run, installed on first use (default: product.yaml's);
-    /// for a cargo product, a git revision of its repository, built once per commit.
-    #[arg(long = "version")]
-    pub product_version: Option<String>,
     /// When another run holds this host, refuse at once instead of waiting for it.
     #[arg(long)]
     pub no_wait: bool,
-    /// A drain run: pre-fill the input with N records before the product
-    /// starts, then time how fast it consumes them (its read capacity).
-    #[arg(long, value_name = "N", conflicts_with_all = ["rate", "warmup", "window", "chaos"])]
-    pub drain: Option<u64>,
-    /// Change a bench.yaml setting for these runs (repeatable), e.g.
-    /// `--set client.fetch_min_bytes=65536`; recorded with each run.
-    #[arg(long = "set", value_name = "KEY=VALUE")]
-    pub settings: Vec<Setting>,
 }
 
 #[derive(Debug, Args)]
@@ -105,24 +113,11 @@ pub struct BatchArgs {
     /// A workload from workloads/.
     #[arg(long)]
     pub workload: String,
-    /// Records per second offered (0 = as fast as gendata can).
-    #[arg(long)]
-    pub rate: Option<u64>,
-    /// Seconds of load before the window.
-    #[arg(long)]
-    pub warmup: Option<u64>,
-    /// Seconds measured; at least 5 samples' worth (5 s at a 1000 ms sample interval).
-    #[arg(long)]
-    pub window: Option<u64>,
+    #[command(flatten)]
+    pub options: RunOptions,
     /// Rounds: each round runs every line once.
     #[arg(long, default_value_t = 1)]
     pub repeat: u32,
-    /// Folder for results JSONL (default: bench.yaml's results_dir).
-    #[arg(long)]
-    pub results: Option<PathBuf>,
-    /// When another run holds this host, refuse at once instead of waiting for it.
-    #[arg(long)]
-    pub no_wait: bool,
     /// Change a bench.yaml setting for these runs (repeatable), e.g.
     /// `--set client.fetch_min_bytes=65536`; recorded with each run.
     #[arg(long = "set", value_name = "KEY=VALUE")]
@@ -145,21 +140,8 @@ pub struct RegressArgs {
     /// A figure worse by more than this many percent, in every round, is a regression.
     #[arg(long, default_value_t = 5.0)]
     pub threshold: f64,
-    /// Records per second offered.
-    #[arg(long)]
-    pub rate: Option<u64>,
-    /// Seconds of load before the window.
-    #[arg(long)]
-    pub warmup: Option<u64>,
-    /// Seconds measured; at least 5 samples' worth (5 s at a 1000 ms sample interval).
-    #[arg(long)]
-    pub window: Option<u64>,
-    /// Folder for results JSONL (default: bench.yaml's results_dir).
-    #[arg(long)]
-    pub results: Option<PathBuf>,
-    /// When another run holds this host, refuse at once instead of waiting for it.
-    #[arg(long)]
-    pub no_wait: bool,
+    #[command(flatten)]
+    pub options: RunOptions,
 }
 
 #[derive(Debug, Args)]

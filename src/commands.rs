@@ -10,7 +10,7 @@ use crate::broker::{BrokerSession, LocalBroker};
 use crate::cache::Cache;
 use crate::cli::{
     BatchArgs, BrokerAction, Cli, Command, CompareArgs, ExportArgs, GendataArgs, InstallArgs,
-    ProbeArgs, RegressArgs, ReportArgs, RunArgs,
+    ProbeArgs, RegressArgs, ReportArgs, RunArgs, RunOptions,
 };
 use crate::clock::now_us;
 use crate::config::{
@@ -207,12 +207,8 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
                 settings: Vec::new(),
             }],
             workload,
-            rate: args.rate,
-            warmup: args.warmup,
-            window: args.window,
+            options: args.options,
             rounds: args.repeat,
-            results: args.results,
-            no_wait: args.no_wait,
             chaos: args.chaos,
             drain: args.drain,
             settings: args.settings,
@@ -253,12 +249,8 @@ fn batch(suite: &Suite, args: BatchArgs) -> Result<i32> {
                 })
                 .collect(),
             workload,
-            rate: args.rate,
-            warmup: args.warmup,
-            window: args.window,
+            options: args.options,
             rounds: args.repeat,
-            results: args.results,
-            no_wait: args.no_wait,
             chaos: None,
             drain: None,
             settings: args.settings,
@@ -322,12 +314,9 @@ struct LineEntry<'s> {
 struct LinesRequest<'s> {
     lines: Vec<LineEntry<'s>>,
     workload: &'s Workload,
-    rate: Option<u64>,
-    warmup: Option<u64>,
-    window: Option<u64>,
+    /// Load, results folder, and waiting for the host.
+    options: RunOptions,
     rounds: u32,
-    results: Option<PathBuf>,
-    no_wait: bool,
     chaos: Option<ChaosPlan>,
     /// Records to pre-fill for a drain run.
     drain: Option<u64>,
@@ -372,7 +361,7 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
     let window_s = if drain {
         0
     } else {
-        request.window.unwrap_or(defaults.window_s)
+        request.options.window.unwrap_or(defaults.window_s)
     };
     let too_short = if drain {
         Ok(())
@@ -394,12 +383,12 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
             rate: if drain {
                 0
             } else {
-                request.rate.unwrap_or(defaults.rate)
+                request.options.rate.unwrap_or(defaults.rate)
             },
             warmup_s: if drain {
                 0
             } else {
-                request.warmup.unwrap_or(defaults.warmup_s)
+                request.options.warmup.unwrap_or(defaults.warmup_s)
             },
             window_s,
             seed: defaults.seed,
@@ -434,7 +423,8 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
     }
     // Before anything starts: a record that cannot be written would cost
     // the whole measurement.
-    let results_dir = runner::results_dir(&suite.root, &suite.bench, request.results);
+    let results_dir =
+        runner::results_dir(&suite.root, &suite.bench, request.options.results.clone());
     let pages_dir = report::default_out_dir(&results_dir);
     results::ensure_writable(&results_dir).map_err(|err| {
         anyhow::anyhow!(
@@ -456,7 +446,7 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
         .map(|l| l.line.line.name.as_str())
         .collect();
     let holder = format!("{} {}", names.join(","), workload.name);
-    let when_held = WhenHeld::from_no_wait(request.no_wait);
+    let when_held = WhenHeld::from_no_wait(request.options.no_wait);
     let _lock = RunLock::acquire(&cache, &holder, when_held, &interrupt)?;
     // install every line first: a missing product fails before any run
     let mut lines = Vec::new();
@@ -678,12 +668,8 @@ fn regress(suite: &Suite, args: RegressArgs) -> Result<i32> {
                 },
             ],
             workload,
-            rate: args.rate,
-            warmup: args.warmup,
-            window: args.window,
+            options: args.options,
             rounds: args.repeat,
-            results: args.results,
-            no_wait: args.no_wait,
             chaos: None,
             drain: None,
             settings: Vec::new(),
@@ -883,4 +869,43 @@ fn export(suite: &Suite, args: ExportArgs) -> Result<i32> {
         None => print!("{text}"),
     }
     Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+
+    /// The orchestrator starts gendata with a plan's arguments: parsed back
+    /// by `suite gendata`, they give the same plan, drain or paced.
+    #[test]
+    fn a_gendata_plan_survives_its_command_line() {
+        let paced = GendataPlan {
+            bootstrap: "127.0.0.1:19092".into(),
+            topic: "ss-in".into(),
+            rate: 10_000,
+            seed: 42,
+            start_us: 1_000_000,
+            window_start_us: 11_000_000,
+            end_us: 41_000_000,
+            max_records: None,
+            summary: Some(PathBuf::from("/tmp/run/gendata.json")),
+        };
+        let drain = GendataPlan {
+            rate: 0,
+            window_start_us: paced.start_us,
+            max_records: Some(2_000_000),
+            summary: None,
+            ..paced.clone()
+        };
+        for plan in [paced, drain] {
+            let argv = std::iter::once("suite".to_string()).chain(plan.command_args());
+            let Command::Gendata(args) = Cli::parse_from(argv).command else {
+                panic!("not a gendata command: {:?}", plan.command_args());
+            };
+            assert_eq!(gendata_plan(args), plan);
+        }
+    }
 }

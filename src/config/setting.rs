@@ -93,15 +93,11 @@ impl fmt::Display for LineSpec {
 impl Bench {
     /// This bench with `settings` applied in order, checked as bench.yaml is.
     pub fn with_settings(&self, settings: &[Setting]) -> Result<Bench, ConfigError> {
-        if settings.is_empty() {
-            return Ok(self.clone());
-        }
         let invalid = |setting: &Setting, message: String| ConfigError::Setting {
             setting: setting.to_string(),
             message,
         };
-        let mut root = serde_yaml::to_value(self)
-            .map_err(|err| invalid(&settings[0], format!("cannot represent bench.yaml: {err}")))?;
+        let mut bench = self.clone();
         for setting in settings {
             let refused = match setting.key.as_str() {
                 "bench_version" => Some("bench_version belongs to the suite, not to a run"),
@@ -112,15 +108,17 @@ impl Bench {
             if let Some(why) = refused {
                 return Err(invalid(setting, why.to_string()));
             }
+            // Each setting is applied and checked on its own, so an error
+            // names the one at fault.
+            let mut root = serde_yaml::to_value(&bench)
+                .map_err(|err| invalid(setting, format!("cannot represent bench.yaml: {err}")))?;
             let slot = slot(&mut root, &setting.key).map_err(|m| invalid(setting, m))?;
             *slot = typed_like(slot, &setting.value).map_err(|m| invalid(setting, m))?;
-            // Each setting is checked on its own, so an error names the one at fault.
-            serde_yaml::from_value::<Bench>(root.clone())
-                .map_err(|err| invalid(setting, err.to_string()))?
-                .check()
-                .map_err(|(_, m)| invalid(setting, m))?;
+            bench =
+                serde_yaml::from_value(root).map_err(|err| invalid(setting, err.to_string()))?;
+            bench.check().map_err(|(_, m)| invalid(setting, m))?;
         }
-        serde_yaml::from_value(root).map_err(|err| invalid(&settings[0], err.to_string()))
+        Ok(bench)
     }
 }
 
@@ -133,11 +131,8 @@ fn slot<'v>(root: &'v mut Value, key: &str) -> Result<&'v mut Value, String> {
         let Value::Mapping(map) = at else {
             return Err(format!("`{path}` is a value, not a section"));
         };
-        let known: Vec<String> = map
-            .keys()
-            .filter_map(|k| k.as_str().map(str::to_string))
-            .collect();
-        let Some(next) = map.get_mut(part) else {
+        if !map.contains_key(part) {
+            let known: Vec<&str> = map.keys().filter_map(|k| k.as_str()).collect();
             let within = if path.is_empty() {
                 "bench.yaml".to_string()
             } else {
@@ -147,7 +142,8 @@ fn slot<'v>(root: &'v mut Value, key: &str) -> Result<&'v mut Value, String> {
                 "unknown key `{part}` in {within}; known: {}",
                 known.join(", ")
             ));
-        };
+        }
+        let next = map.get_mut(part).expect("checked just above");
         if !path.is_empty() {
             path.push('.');
         }

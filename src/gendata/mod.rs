@@ -26,7 +26,7 @@ pub use event::Event;
 use schedule::Schedule;
 
 /// What one gendata process is to do.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GendataPlan {
     /// The broker's bootstrap address.
     pub bootstrap: String,
@@ -47,6 +47,41 @@ pub struct GendataPlan {
     pub max_records: Option<u64>,
     /// Where the summary goes as JSON (standard output when `None`).
     pub summary: Option<PathBuf>,
+}
+
+impl GendataPlan {
+    /// The `suite gendata` arguments that carry out this plan, for the
+    /// orchestrator to start gendata as a process of its own.
+    pub fn command_args(&self) -> Vec<String> {
+        let mut args: Vec<String> = [
+            "gendata",
+            "--bootstrap",
+            &self.bootstrap,
+            "--topic",
+            &self.topic,
+        ]
+        .map(str::to_string)
+        .to_vec();
+        for (flag, value) in [
+            ("--rate", self.rate.to_string()),
+            ("--seed", self.seed.to_string()),
+            ("--start-us", self.start_us.to_string()),
+            ("--window-start-us", self.window_start_us.to_string()),
+            ("--end-us", self.end_us.to_string()),
+        ] {
+            args.extend([flag.to_string(), value]);
+        }
+        if let Some(records) = self.max_records {
+            args.extend(["--max-records".to_string(), records.to_string()]);
+        }
+        if let Some(summary) = &self.summary {
+            args.extend([
+                "--summary".to_string(),
+                summary.to_string_lossy().into_owned(),
+            ]);
+        }
+        args
+    }
 }
 
 /// What gendata reports when it stops.

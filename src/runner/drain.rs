@@ -24,7 +24,7 @@ use crate::analysis::window::Sample;
 use crate::broker::admin::OffsetReader;
 use crate::clock::now_us;
 use crate::config::{LineRef, Workload};
-use crate::gendata::GendataSummary;
+use crate::gendata::{GendataPlan, GendataSummary};
 use crate::interrupt::Interrupted;
 use crate::products::{self, Installation};
 use crate::results::RunConfig;
@@ -112,30 +112,18 @@ pub(super) fn measure(
     let start_us = now_us();
     let end_us = start_us + prefill_bound.as_micros() as i64;
     let gendata_file = log_dir.join("gendata.json");
-    let mut gendata = spawn_helper(
-        "gendata",
-        &[
-            "gendata",
-            "--bootstrap",
-            bootstrap,
-            "--topic",
-            &names.input,
-            "--rate",
-            "0",
-            "--seed",
-            &config.seed.to_string(),
-            "--start-us",
-            &start_us.to_string(),
-            "--end-us",
-            &end_us.to_string(),
-            "--max-records",
-            &records.to_string(),
-            "--summary",
-            &gendata_file.to_string_lossy(),
-        ],
-        log_dir,
-        "",
-    )?;
+    let plan = GendataPlan {
+        bootstrap: bootstrap.to_string(),
+        topic: names.input.clone(),
+        rate: 0,
+        seed: config.seed,
+        start_us,
+        window_start_us: start_us,
+        end_us,
+        max_records: Some(records),
+        summary: Some(gendata_file.clone()),
+    };
+    let mut gendata = spawn_helper("gendata", &plan.command_args(), log_dir, "")?;
     gendata.wait_exit(prefill_bound + Duration::from_secs(60), interrupt)?;
     let prefill: GendataSummary = crate::handoff::read(&gendata_file)?;
     let offsets = OffsetReader::for_group(bootstrap, &names.group)?;

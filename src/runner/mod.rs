@@ -31,7 +31,7 @@ use crate::cache::Cache;
 use crate::clock::{now_us, sleep_until_us};
 use crate::config::{Bench, ChaosPlan, LineRef, Workload};
 use crate::gendata::schedule::Schedule;
-use crate::gendata::GendataSummary;
+use crate::gendata::{GendataPlan, GendataSummary};
 use crate::host::HostInfo;
 use crate::interrupt::{Interrupt, Interrupted};
 use crate::probe::{ProbeSummary, READY_LINE as PROBE_READY};
@@ -303,30 +303,18 @@ fn measure(
         ));
     }
     let gendata_file = log_dir.join("gendata.json");
-    let mut gendata = spawn_helper(
-        "gendata",
-        &[
-            "gendata",
-            "--bootstrap",
-            bootstrap,
-            "--topic",
-            &names.input,
-            "--rate",
-            &config.rate.to_string(),
-            "--seed",
-            &config.seed.to_string(),
-            "--start-us",
-            &start_us.to_string(),
-            "--window-start-us",
-            &window_start_us.to_string(),
-            "--end-us",
-            &window_end_us.to_string(),
-            "--summary",
-            &gendata_file.to_string_lossy(),
-        ],
-        log_dir,
-        "",
-    )?;
+    let plan = GendataPlan {
+        bootstrap: bootstrap.to_string(),
+        topic: names.input.clone(),
+        rate: config.rate,
+        seed: config.seed,
+        start_us,
+        window_start_us,
+        end_us: window_end_us,
+        max_records: None,
+        summary: Some(gendata_file.clone()),
+    };
+    let mut gendata = spawn_helper("gendata", &plan.command_args(), log_dir, "")?;
     let offsets = OffsetReader::for_group(bootstrap, &names.group)?;
     // Samples fall on window_start + k * interval, so both bounds are samples.
     let grid = Grid {
@@ -616,9 +604,9 @@ impl InjectedCrash {
 }
 
 /// Starts one of the suite's own helper processes (`suite probe`, `suite gendata`).
-fn spawn_helper(
+fn spawn_helper<S: AsRef<std::ffi::OsStr>>(
     name: &str,
-    args: &[&str],
+    args: &[S],
     log_dir: &std::path::Path,
     ready: &str,
 ) -> Result<Supervised> {
