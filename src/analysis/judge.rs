@@ -787,6 +787,7 @@ mod tests {
             unexpected: 0,
             corrupted: 0,
             beyond_commit: 0,
+            out_of_order: 0,
             verdict,
             message: String::new(),
         }

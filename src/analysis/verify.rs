@@ -7,6 +7,8 @@
 //! output is every kept event of that range, once. Seen sequence numbers are
 //! kept in a bitmap: memory is one bit per input record, whatever the output.
 
+use std::collections::HashMap;
+
 use serde::Deserialize;
 
 use crate::config::Delivery;
@@ -59,6 +61,9 @@ pub struct Verifier {
     enrichment_checked: u64,
     enrichment_mismatched: u64,
     breaches: u64,
+    /// The highest sequence number seen per key (region, service).
+    latest_per_key: HashMap<(&'static str, &'static str), u64>,
+    out_of_order: u64,
 }
 
 impl Verifier {
@@ -74,6 +79,8 @@ impl Verifier {
             enrichment_checked: 0,
             enrichment_mismatched: 0,
             breaches: 0,
+            latest_per_key: HashMap::new(),
+            out_of_order: 0,
         }
     }
 
@@ -103,6 +110,17 @@ impl Verifier {
             self.seen[word] |= bit;
             if seq >= self.expectation.committed {
                 self.beyond_commit += 1;
+            }
+            // A first copy after a later record of its key: the input
+            // partition's order per key was not kept.
+            let latest = self
+                .latest_per_key
+                .entry((core.region, core.service))
+                .or_insert(seq);
+            if seq < *latest {
+                self.out_of_order += 1;
+            } else {
+                *latest = seq;
             }
         }
         let enriched = derived_fields_match(&output, &core);
@@ -166,6 +184,10 @@ impl Verifier {
         } else {
             VerificationVerdict::Passed
         };
+        let order = match self.out_of_order {
+            0 => String::new(),
+            n => format!("; {n} out of order per key (region, service)"),
+        };
         let message = match verdict {
             VerificationVerdict::Passed => format!(
                 "all {expected} expected records present, {} duplicated, nothing unexpected or corrupted",
@@ -179,7 +201,7 @@ impl Verifier {
             VerificationVerdict::Failed => {
                 format!("{} (of {expected} expected)", problems.join(", "))
             }
-        };
+        } + &order;
         Verification {
             committed_offset: e.committed,
             input_records: e.input_records,
@@ -190,6 +212,7 @@ impl Verifier {
             unexpected: self.unexpected,
             corrupted: self.corrupted,
             beyond_commit: self.beyond_commit,
+            out_of_order: self.out_of_order,
             verdict,
             message,
         }
@@ -289,9 +312,44 @@ mod tests {
         assert_eq!(v.expected, all.len() as u64);
         assert_eq!(v.output_records, all.len() as u64);
         assert_eq!(
-            (v.missing, v.duplicated, v.unexpected, v.corrupted),
-            (0, 0, 0, 0)
+            (
+                v.missing,
+                v.duplicated,
+                v.unexpected,
+                v.corrupted,
+                v.out_of_order
+            ),
+            (0, 0, 0, 0, 0)
         );
+    }
+
+    #[test]
+    fn records_swapped_within_a_key_are_out_of_order_and_replays_are_not() {
+        use crate::gendata::event::Core;
+        let seqs = kept(0..N);
+        let key = |s: u64| {
+            let c = Core::generate(SEED, s);
+            (c.region, c.service)
+        };
+        // The first two records of one key, swapped.
+        let first = seqs[0];
+        let second = *seqs[1..].iter().find(|&&s| key(s) == key(first)).unwrap();
+        let mut order: Vec<u64> = seqs.iter().copied().filter(|&s| s != first).collect();
+        let at = order.iter().position(|&s| s == second).unwrap();
+        order.insert(at + 1, first);
+        let swapped: Vec<_> = order.into_iter().map(output).collect();
+        let v = verify(N, Delivery::ExactlyOnce, &swapped);
+        assert_eq!(v.out_of_order, 1, "{}", v.message);
+        assert!(
+            v.message.contains("1 out of order per key"),
+            "{}",
+            v.message
+        );
+        // An at-least-once replay: copies of earlier records, each a duplicate.
+        let mut replayed: Vec<_> = seqs.iter().copied().map(output).collect();
+        replayed.extend(seqs[..20].iter().copied().map(output));
+        let v = verify(N, Delivery::AtLeastOnce, &replayed);
+        assert_eq!((v.duplicated, v.out_of_order), (20, 0));
     }
 
     #[test]

@@ -217,6 +217,10 @@ pub struct Verification {
     /// Correct records for input past the committed offset: allowed, since a
     /// product may write before it commits.
     pub beyond_commit: u64,
+    /// First copies that came after a later record of the same key (region
+    /// and service): the input partition's order per key was not kept.
+    #[serde(default)]
+    pub out_of_order: u64,
     pub verdict: VerificationVerdict,
     pub message: String,
 }

@@ -53,6 +53,9 @@ fn drain_run_reports_read_capacity_and_verifies_the_whole_input() -> Result<(), 
     let out = output(
         suite()
             .args(["run", "rustpipe", "stateless", "--drain", "300000"])
+            // The capacity counts records after the first commit: at-least-once's
+            // 1 s auto-commit could cover a sub-second drain in one step.
+            .args(["--set", "run.commit_interval_ms.at-least-once=100"])
             .arg("--results")
             .arg(results.path()),
     )?;

@@ -17,6 +17,14 @@ pub fn trials() -> Vec<Trial> {
             eos_line_loses_and_duplicates_nothing_through_a_kill,
         ),
         trial(
+            "eos_line_with_four_shards_loses_and_duplicates_nothing_through_a_kill",
+            eos_line_with_four_shards_loses_and_duplicates_nothing_through_a_kill,
+        ),
+        trial(
+            "four_shards_keep_every_keys_order",
+            four_shards_keep_every_keys_order,
+        ),
+        trial(
             "alos_line_counts_what_a_kill_duplicated",
             alos_line_counts_what_a_kill_duplicated,
         ),
@@ -42,9 +50,10 @@ fn accounting_holds(v: &Verification) -> bool {
 }
 
 /// One run of `line` at 2000 records/s with a kill 4 s into a 10 s window,
-/// then a restart; returns its record.
+/// then a restart, with `settings` given to `--set`; returns its record.
 fn run_with_kill(
     line: &str,
+    settings: &[&str],
 ) -> Result<(RunRecord, std::process::Output, tempfile::TempDir), String> {
     let results = tempfile::tempdir().map_err(|e| e.to_string())?;
     let args = [
@@ -58,9 +67,10 @@ fn run_with_kill(
         "10",
     ];
     let chaos = ["--chaos", "kill-at=4s,restart"];
+    let sets: Vec<&str> = settings.iter().flat_map(|s| ["--set", s]).collect();
     let out = run_suite(
         &repo().join("bench.yaml"),
-        &[&args[..], &chaos].concat(),
+        &[&args[..], &chaos, &sets].concat(),
         results.path(),
     )?;
     let mut all = records(results.path(), "stateless")?;
@@ -108,8 +118,24 @@ fn crash_was_injected_and_timed(
 }
 
 fn eos_line_loses_and_duplicates_nothing_through_a_kill() -> Result<(), String> {
-    let (r, out, _results) = run_with_kill("rustpipe-eos")?;
+    eos_through_a_kill(&[])
+}
+
+/// Four stage workers: one transaction still covers every worker's output
+/// and the input offsets.
+fn eos_line_with_four_shards_loses_and_duplicates_nothing_through_a_kill() -> Result<(), String> {
+    eos_through_a_kill(&["run.parallelism=4"])
+}
+
+fn eos_through_a_kill(settings: &[&str]) -> Result<(), String> {
+    let (r, out, _results) = run_with_kill("rustpipe-eos", settings)?;
     ensure(out.status.success(), "the run must succeed", &out)?;
+    let parallelism = if settings.is_empty() { 1 } else { 4 };
+    ensure(
+        r.config.parallelism == parallelism,
+        &format!("the record carries parallelism {parallelism}"),
+        &out,
+    )?;
     let v = crash_was_injected_and_timed(&r, &out)?;
     ensure(
         (v.missing, v.duplicated, v.unexpected, v.corrupted) == (0, 0, 0, 0),
@@ -127,7 +153,7 @@ fn eos_line_loses_and_duplicates_nothing_through_a_kill() -> Result<(), String> 
 /// last commit is written again); the count must be the real one, which the
 /// accounting identity pins down, and nothing may be lost.
 fn alos_line_counts_what_a_kill_duplicated() -> Result<(), String> {
-    let (r, out, _results) = run_with_kill("rustpipe")?;
+    let (r, out, _results) = run_with_kill("rustpipe", &[])?;
     ensure(out.status.success(), "the run must succeed", &out)?;
     let v = crash_was_injected_and_timed(&r, &out)?;
     ensure(
@@ -143,6 +169,40 @@ fn alos_line_counts_what_a_kill_duplicated() -> Result<(), String> {
     ensure(
         String::from_utf8_lossy(&out.stderr).contains(&format!("{} duplicated", v.duplicated)),
         "the summary reports the duplicates",
+        &out,
+    )
+}
+
+/// rustpipe with 4 stage workers at a rate that keeps them all busy: the
+/// output read back keeps every key's input order, and nothing is lost.
+fn four_shards_keep_every_keys_order() -> Result<(), String> {
+    let results = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let args = [
+        "rustpipe",
+        "stateless",
+        "--rate",
+        "20000",
+        "--warmup",
+        "2",
+        "--window",
+        "6",
+        "--set",
+        "run.parallelism=4",
+    ];
+    let out = run_suite(&repo().join("bench.yaml"), &args, results.path())?;
+    ensure(out.status.success(), "the run must succeed", &out)?;
+    let all = records(results.path(), "stateless")?;
+    let r = all.first().ok_or("no record")?;
+    ensure(r.config.parallelism == 4, "parallelism 4 recorded", &out)?;
+    let v = r.verification.clone().ok_or("verification missing")?;
+    ensure(
+        v.output_records > 20_000 && v.verdict == VerificationVerdict::Passed,
+        &format!("a verified run with output to order: {v:?}"),
+        &out,
+    )?;
+    ensure(
+        v.out_of_order == 0,
+        &format!("every key's records in input order: {v:?}"),
         &out,
     )
 }

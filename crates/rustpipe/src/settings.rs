@@ -1,15 +1,16 @@
 //! rustpipe's settings, read from the BENCH_* variables every product gets.
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use rdkafka::config::ClientConfig;
 
 /// How rustpipe delivers, from BENCH_DELIVERY.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Delivery {
-    /// Produce a batch, wait for its acknowledgements, then store its offsets
-    /// for the next auto-commit.
+    /// Produce as records arrive; store the offsets of wholly acknowledged
+    /// chunks for the next auto-commit.
     AtLeastOnce,
-    /// One Kafka transaction per batch, carrying its outputs and input offsets.
+    /// One Kafka transaction per commit interval, carrying its outputs and
+    /// input offsets.
     ExactlyOnce,
 }
 
@@ -34,6 +35,9 @@ pub struct PipelineSettings {
     pub delivery: Delivery,
     pub commit_interval_ms: u64,
     pub transactional_id: String,
+    /// Workers the stage runs on (BENCH_PARALLELISM); 1 runs it on the
+    /// reader's own thread.
+    pub parallelism: usize,
     /// The suite's client profile, applied to both clients.
     pub client: ClientProfile,
     /// Options from the product's `settings` (BENCH_SETTINGS).
@@ -135,6 +139,10 @@ impl PipelineSettings {
             transactional_id: std::env::var("BENCH_TRANSACTIONAL_ID")
                 .unwrap_or_else(|_| format!("{group_id}-txn")),
             group_id,
+            parallelism: match var("BENCH_PARALLELISM")?.parse() {
+                Ok(n) if n >= 1 => n,
+                _ => bail!("rustpipe: BENCH_PARALLELISM must be a whole number from 1"),
+            },
             client: ClientProfile::from_env()?,
             options: match std::env::var("BENCH_SETTINGS") {
                 Ok(json) if !json.trim().is_empty() => serde_json::from_str(&json)
@@ -185,7 +193,10 @@ impl PipelineSettings {
             .set("linger.ms", &self.client.linger_ms)
             .set("compression.type", &self.client.compression);
         if self.delivery == Delivery::ExactlyOnce {
-            config.set("transactional.id", &self.transactional_id);
+            config
+                .set("transactional.id", &self.transactional_id)
+                .set("retry.backoff.ms", "2")
+                .set("retry.backoff.max.ms", "2");
         }
         config
     }

@@ -1,0 +1,443 @@
+//! How output chunks reach the output topic, and when their input offsets
+//! count as done. Neither delivery mode ever stops the reader:
+//!
+//! - at-least-once produces each chunk as it comes, and a ledger fed by the
+//!   delivery reports hands back the offsets of chunks whose every record is
+//!   acknowledged, in order, for librdkafka's auto-commit;
+//! - exactly-once produces into the open transaction while a committer
+//!   thread closes it every commit interval; chunks that arrive while a
+//!   transaction commits wait in a buffer and open the next one.
+//!
+//! The producer is rdkafka's `ThreadedProducer`: its own thread serves the
+//! delivery reports as they arrive, blocked in between, so no thread of ours
+//! polls or sleeps waiting for acknowledgements.
+
+use std::collections::VecDeque;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::time::{Duration, Instant};
+
+use anyhow::{anyhow, bail, Context, Result};
+use rdkafka::consumer::ConsumerGroupMetadata;
+use rdkafka::error::KafkaError;
+use rdkafka::producer::{BaseRecord, DeliveryResult, Producer, ProducerContext, ThreadedProducer};
+use rdkafka::types::RDKafkaErrorCode;
+use rdkafka::{ClientContext, Offset, TopicPartitionList};
+
+use crate::chunk::{NextOffset, OutputChunk};
+
+/// How long a transaction step or the last acknowledgements may take.
+pub const TXN_TIMEOUT: Duration = Duration::from_secs(30);
+/// Pause before sending again when the producer's queue is full: back
+/// pressure from the broker, never part of a run that keeps up.
+const QUEUE_FULL_PAUSE: Duration = Duration::from_micros(200);
+
+/// The producer's context: it settles the ledger's chunks from delivery
+/// reports and remembers the first failed delivery.
+pub struct DeliveryReports {
+    ledger: Arc<Ledger>,
+}
+
+impl ClientContext for DeliveryReports {}
+
+impl ProducerContext for DeliveryReports {
+    /// The output chunk's sequence number.
+    type DeliveryOpaque = usize;
+
+    fn delivery(&self, result: &DeliveryResult<'_>, chunk: usize) {
+        self.ledger
+            .acknowledged(chunk as u64, result.as_ref().err().map(|(e, _)| e));
+    }
+}
+
+pub type OutputProducer = ThreadedProducer<DeliveryReports>;
+
+/// Creates the producer, whose reports settle `ledger`.
+pub fn producer(
+    config: &rdkafka::ClientConfig,
+    ledger: Arc<Ledger>,
+) -> Result<Arc<OutputProducer>> {
+    Ok(Arc::new(
+        config
+            .create_with_context(DeliveryReports { ledger })
+            .context("rustpipe: creating the producer")?,
+    ))
+}
+
+/// Sends every record of `chunk`, each tagged with the chunk's number.
+fn send_chunk(producer: &OutputProducer, topic: &str, chunk: &OutputChunk) -> Result<()> {
+    for record in chunk.records() {
+        let mut out = BaseRecord::<[u8], [u8], usize>::with_opaque_to(topic, chunk.seq as usize)
+            .payload(record.payload.unwrap_or_default());
+        if let Some(key) = record.key {
+            out = out.key(key);
+        }
+        loop {
+            match producer.send(out) {
+                Ok(()) => break,
+                Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), back)) => {
+                    out = back;
+                    std::thread::sleep(QUEUE_FULL_PAUSE);
+                }
+                Err((err, _)) => return Err(err).context("rustpipe: producing"),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Chunks produced and not yet wholly acknowledged, in order.
+#[derive(Default)]
+pub struct Ledger {
+    state: Mutex<LedgerState>,
+    settled: Condvar,
+}
+
+#[derive(Default)]
+struct LedgerState {
+    chunks: VecDeque<Unsettled>,
+    /// Offset lists of settled chunks, kept for the next ones.
+    spare: Vec<Vec<NextOffset>>,
+    failed: Option<String>,
+}
+
+struct Unsettled {
+    seq: u64,
+    outstanding: usize,
+    next_offsets: Vec<NextOffset>,
+}
+
+impl Ledger {
+    fn lock(&self) -> MutexGuard<'_, LedgerState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Records that `chunk` is about to be sent: chunks open in their order.
+    fn open(&self, chunk: &OutputChunk) {
+        let mut state = self.lock();
+        let mut next_offsets = state.spare.pop().unwrap_or_default();
+        next_offsets.clear();
+        next_offsets.extend_from_slice(chunk.next_offsets());
+        state.chunks.push_back(Unsettled {
+            seq: chunk.seq,
+            outstanding: chunk.len(),
+            next_offsets,
+        });
+    }
+
+    /// One record of chunk `seq` is acknowledged, or failed with `error`.
+    fn acknowledged(&self, seq: u64, error: Option<&KafkaError>) {
+        let mut state = self.lock();
+        if let Some(err) = error {
+            state.failed.get_or_insert_with(|| err.to_string());
+        }
+        // Chunks open in rising order, though not every number opens (a
+        // transaction's waiting output goes out as one chunk).
+        let at = state.chunks.partition_point(|c| c.seq < seq);
+        if let Some(chunk) = state.chunks.get_mut(at).filter(|c| c.seq == seq) {
+            chunk.outstanding -= 1;
+        }
+        if state.chunks.front().is_some_and(|c| c.outstanding == 0) {
+            self.settled.notify_all();
+        }
+    }
+
+    /// Moves the offsets of the settled chunks at the front into `into`;
+    /// true when there were any. Fails once a delivery has failed.
+    pub fn take_settled(&self, into: &mut Vec<NextOffset>) -> Result<bool> {
+        let mut state = self.lock();
+        if let Some(err) = &state.failed {
+            bail!("rustpipe: a record was not delivered: {err}");
+        }
+        let mut any = false;
+        while state.chunks.front().is_some_and(|c| c.outstanding == 0) {
+            let Some(chunk) = state.chunks.pop_front() else {
+                break;
+            };
+            for next in &chunk.next_offsets {
+                crate::chunk::advance(into, next.partition, next.offset);
+            }
+            state.spare.push(chunk.next_offsets);
+            any = true;
+        }
+        Ok(any)
+    }
+
+    /// Waits until every chunk opened so far is settled.
+    pub fn wait_settled(&self, timeout: Duration) -> Result<()> {
+        let deadline = Instant::now() + timeout;
+        let mut state = self.lock();
+        while state.chunks.iter().any(|c| c.outstanding > 0) {
+            let left = deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                bail!(
+                    "rustpipe: records unacknowledged after {}s",
+                    timeout.as_secs()
+                );
+            }
+            state = self
+                .settled
+                .wait_timeout(state, left)
+                .unwrap_or_else(|p| p.into_inner())
+                .0;
+        }
+        Ok(())
+    }
+
+    fn failure(&self) -> Option<String> {
+        self.lock().failed.clone()
+    }
+}
+
+/// Where the writer puts output chunks, by delivery mode.
+pub enum Delivery {
+    AtLeastOnce {
+        producer: Arc<OutputProducer>,
+        topic: String,
+        ledger: Arc<Ledger>,
+    },
+    ExactlyOnce(Arc<Transactions>),
+}
+
+impl Delivery {
+    /// Sends `chunk` on its way; it never waits for acknowledgements.
+    pub fn write(&self, chunk: &OutputChunk) -> Result<()> {
+        match self {
+            Delivery::AtLeastOnce {
+                producer,
+                topic,
+                ledger,
+            } => {
+                ledger.open(chunk);
+                send_chunk(producer, topic, chunk)
+            }
+            Delivery::ExactlyOnce(transactions) => transactions.write(chunk),
+        }
+    }
+}
+
+/// Exactly-once: one transaction at a time, closed every commit interval by
+/// the committer thread while the reader and the stage go on.
+pub struct Transactions {
+    producer: Arc<OutputProducer>,
+    output_topic: String,
+    input_topic: String,
+    /// The consumer's group metadata, set once it has joined the group, so
+    /// the broker can fence a zombie's offsets.
+    group: Mutex<Option<ConsumerGroupMetadata>>,
+    /// The commit interval: a transaction closes this long after the last
+    /// one began closing (or at once if it opened later than that).
+    interval: Duration,
+    ledger: Arc<Ledger>,
+    state: Mutex<TxnState>,
+    changed: Condvar,
+}
+
+struct TxnState {
+    open: bool,
+    opened_at: Instant,
+    committing: bool,
+    last_commit: Instant,
+    /// Input offsets the open transaction covers so far.
+    next_offsets: Vec<NextOffset>,
+    /// Output that arrived while a transaction was committing.
+    waiting: OutputChunk,
+    stopping: bool,
+    failed: Option<String>,
+}
+
+impl Transactions {
+    pub fn new(
+        producer: Arc<OutputProducer>,
+        output_topic: String,
+        input_topic: String,
+        interval: Duration,
+        ledger: Arc<Ledger>,
+    ) -> Transactions {
+        let now = Instant::now();
+        Transactions {
+            producer,
+            output_topic,
+            input_topic,
+            group: Mutex::new(None),
+            interval,
+            ledger,
+            state: Mutex::new(TxnState {
+                open: false,
+                opened_at: now,
+                committing: false,
+                last_commit: now,
+                next_offsets: Vec::new(),
+                waiting: OutputChunk::default(),
+                stopping: false,
+                failed: None,
+            }),
+            changed: Condvar::new(),
+        }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, TxnState> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Takes the consumer's group metadata, once it has its assignment.
+    pub fn joined(&self, group: ConsumerGroupMetadata) {
+        *self.group.lock().unwrap_or_else(|p| p.into_inner()) = Some(group);
+    }
+
+    /// Produces `chunk` into the open transaction (opening one if none is),
+    /// or keeps it for the next while one commits.
+    fn write(&self, chunk: &OutputChunk) -> Result<()> {
+        let mut state = self.lock();
+        if let Some(err) = &state.failed {
+            bail!("{err}");
+        }
+        if state.committing {
+            state.waiting.append(chunk);
+            return Ok(());
+        }
+        self.produce(&mut state, chunk)
+    }
+
+    /// Produces `chunk` inside the open transaction, opening one if needed.
+    fn produce(&self, state: &mut TxnState, chunk: &OutputChunk) -> Result<()> {
+        if !state.open {
+            self.producer
+                .begin_transaction()
+                .context("rustpipe: beginning a transaction")?;
+            state.open = true;
+            state.opened_at = Instant::now();
+            self.changed.notify_all();
+        }
+        self.ledger.open(chunk);
+        send_chunk(&self.producer, &self.output_topic, chunk)?;
+        for next in chunk.next_offsets() {
+            crate::chunk::advance(&mut state.next_offsets, next.partition, next.offset);
+        }
+        Ok(())
+    }
+
+    /// The committer thread's loop: closes the open transaction when its
+    /// interval is up, until `stop` and nothing is left open.
+    pub fn run_commits(&self) -> Result<()> {
+        let result = self.commit_loop();
+        if let Err(err) = &result {
+            self.lock().failed.get_or_insert_with(|| format!("{err:#}"));
+        }
+        result
+    }
+
+    fn commit_loop(&self) -> Result<()> {
+        let mut state = self.lock();
+        loop {
+            if !state.open {
+                if state.stopping {
+                    return Ok(());
+                }
+                state = self.wait(state, None);
+                continue;
+            }
+            let due = (state.last_commit + self.interval).max(state.opened_at);
+            let now = Instant::now();
+            if !state.stopping && now < due {
+                state = self.wait(state, Some(due - now));
+                continue;
+            }
+            state.committing = true;
+            let offsets = self.offset_list(&state.next_offsets)?;
+            state.next_offsets.clear();
+            drop(state);
+            let started = Instant::now();
+            let committed = self.commit(&offsets);
+            state = self.lock();
+            state.committing = false;
+            state.open = false;
+            state.last_commit = started;
+            committed?;
+            if !state.waiting.is_empty() {
+                let waiting = std::mem::take(&mut state.waiting);
+                self.produce(&mut state, &waiting)?;
+                state.waiting = waiting;
+                state.waiting.clear();
+            }
+        }
+    }
+
+    fn wait<'a>(
+        &self,
+        state: MutexGuard<'a, TxnState>,
+        timeout: Option<Duration>,
+    ) -> MutexGuard<'a, TxnState> {
+        match timeout {
+            Some(t) => {
+                self.changed
+                    .wait_timeout(state, t)
+                    .unwrap_or_else(|p| p.into_inner())
+                    .0
+            }
+            None => self.changed.wait(state).unwrap_or_else(|p| p.into_inner()),
+        }
+    }
+
+    fn offset_list(&self, next_offsets: &[NextOffset]) -> Result<TopicPartitionList> {
+        let mut list = TopicPartitionList::with_capacity(next_offsets.len());
+        for next in next_offsets {
+            list.add_partition_offset(
+                &self.input_topic,
+                next.partition,
+                Offset::Offset(next.offset),
+            )?;
+        }
+        Ok(list)
+    }
+
+    /// Adds the input offsets to the transaction and commits it.
+    fn commit(&self, offsets: &TopicPartitionList) -> Result<()> {
+        if offsets.count() > 0 {
+            let group = self.group.lock().unwrap_or_else(|p| p.into_inner());
+            let group = group
+                .as_ref()
+                .ok_or_else(|| anyhow!("rustpipe: committing before joining the group"))?;
+            self.producer
+                .send_offsets_to_transaction(offsets, group, TXN_TIMEOUT)
+                .context("rustpipe: adding offsets to the transaction")?;
+        }
+        commit_transaction(&self.producer)?;
+        if let Some(err) = self.ledger.failure() {
+            bail!("rustpipe: a record was not delivered: {err}");
+        }
+        // Every record of the transaction is acknowledged once it commits.
+        self.ledger.take_settled(&mut Vec::new())?;
+        Ok(())
+    }
+
+    /// Asks the committer to commit what is open and return.
+    pub fn stop(&self) {
+        self.lock().stopping = true;
+        self.changed.notify_all();
+    }
+}
+
+/// Commits the producer's open transaction with librdkafka's own call.
+///
+/// rdkafka's `commit_transaction` first calls its `flush`, which serves
+/// events with a `poll` that only returns at its 100 ms deadline, so a commit
+/// with any record in flight cost ~100 ms. librdkafka's commit waits for
+/// the outstanding records itself, on a condition variable, while the
+/// producer's thread serves their delivery reports.
+fn commit_transaction(producer: &OutputProducer) -> Result<()> {
+    use rdkafka::bindings;
+    let ptr = producer.client().native_ptr();
+    // SAFETY: `ptr` is the live producer's handle; the error returned, if
+    // any, is ours to read and destroy.
+    unsafe {
+        let error = bindings::rd_kafka_commit_transaction(ptr, TXN_TIMEOUT.as_millis() as i32);
+        if error.is_null() {
+            return Ok(());
+        }
+        let text = std::ffi::CStr::from_ptr(bindings::rd_kafka_error_string(error))
+            .to_string_lossy()
+            .into_owned();
+        bindings::rd_kafka_error_destroy(error);
+        Err(anyhow!("rustpipe: committing a transaction: {text}"))
+    }
+}

@@ -1,0 +1,17 @@
+//! rustpipe, the in-house pipeline: consume, filter `eu-*`, derive
+//! `latency_ratio` and `sla_status`, produce.
+//!
+//! It runs like any other product: a program of its own, which the suite
+//! starts with BENCH_* variables and knows only through its product.yaml.
+//! The reader never waits on delivery: records go through the stage (over
+//! Arrow columns, inline or on `parallelism` workers) and out as they
+//! arrive, while acknowledgements (at-least-once) or the commit of the last
+//! transaction (exactly-once) complete beside them.
+
+pub mod alloc_count;
+pub mod chunk;
+pub mod delivery;
+pub mod pipeline;
+pub mod settings;
+pub mod shards;
+pub mod stage;

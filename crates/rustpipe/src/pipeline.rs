@@ -1,0 +1,202 @@
+//! The pipeline: a reader that never waits on delivery, the stage (inline or
+//! sharded), and the delivery mode's writer.
+//!
+//! The reader blocks in the consumer's own poll while there is nothing to
+//! read, and otherwise takes every record already fetched into one chunk,
+//! which it hands on as soon as the consumer has no more: a chunk is whatever
+//! arrived together, so no record waits for a batch to fill or a timer to
+//! fire, and a backlog is read in chunks of up to CHUNK_MAX_RECORDS.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{anyhow, Context, Result};
+use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
+use rdkafka::error::KafkaError;
+use rdkafka::message::Message;
+use rdkafka::producer::Producer;
+use rdkafka::types::RDKafkaErrorCode;
+use rdkafka::{Offset, TopicPartitionList};
+
+use crate::chunk::NextOffset;
+use crate::delivery::{self, Delivery, Ledger, Transactions, TXN_TIMEOUT};
+use crate::settings::{self, PipelineSettings};
+use crate::shards::{self, Stages};
+
+/// The line rustpipe prints once it owns its input partitions.
+const READY_LINE: &str = "rustpipe ready";
+/// The most records one chunk takes from a backlog.
+pub const CHUNK_MAX_RECORDS: usize = 2048;
+/// How long the reader blocks in the consumer with nothing to read; what it
+/// does between (storing acknowledged offsets) can wait that long.
+const IDLE_POLL: Duration = Duration::from_millis(100);
+
+/// Runs the pipeline until `stop` is set.
+pub fn run(settings: &PipelineSettings, stop: &AtomicBool) -> Result<()> {
+    let (consumer_config, producer_config) =
+        (settings.consumer_config(), settings.producer_config());
+    println!(
+        "{}",
+        settings.effective_client_config(&consumer_config, &producer_config)
+    );
+    let consumer: BaseConsumer = consumer_config
+        .create()
+        .context("rustpipe: creating the consumer")?;
+    let ledger = Arc::new(Ledger::default());
+    let producer = delivery::producer(&producer_config, ledger.clone())?;
+    let delivery = match settings.delivery {
+        settings::Delivery::AtLeastOnce => Delivery::AtLeastOnce {
+            producer: producer.clone(),
+            topic: settings.output_topic.clone(),
+            ledger: ledger.clone(),
+        },
+        settings::Delivery::ExactlyOnce => {
+            producer
+                .init_transactions(TXN_TIMEOUT)
+                .context("rustpipe: initialising transactions")?;
+            Delivery::ExactlyOnce(Arc::new(Transactions::new(
+                producer.clone(),
+                settings.output_topic.clone(),
+                settings.input_topic.clone(),
+                Duration::from_millis(settings.commit_interval_ms),
+                ledger.clone(),
+            )))
+        }
+    };
+    consumer
+        .subscribe(&[&settings.input_topic])
+        .context("rustpipe: subscribing to the input topic")?;
+
+    let reader = Reader {
+        consumer: &consumer,
+        settings,
+        ledger: &ledger,
+        delivery: &delivery,
+    };
+    std::thread::scope(|scope| {
+        let committer = match &delivery {
+            Delivery::ExactlyOnce(transactions) => Some(scope.spawn(|| transactions.run_commits())),
+            Delivery::AtLeastOnce { .. } => None,
+        };
+        let read = shards::run(
+            settings.parallelism,
+            &settings.options,
+            |chunk| delivery.write(chunk),
+            |stages| reader.read(stages, stop),
+        );
+        let committed = committer.map(|handle| {
+            if let Delivery::ExactlyOnce(transactions) = &delivery {
+                transactions.stop();
+            }
+            handle
+                .join()
+                .unwrap_or_else(|_| Err(anyhow!("rustpipe: the committer panicked")))
+        });
+        read.and(committed.unwrap_or(Ok(())))
+    })?;
+    if matches!(delivery, Delivery::AtLeastOnce { .. }) && !settings.options.never_commit {
+        reader.final_commit()?;
+    }
+    Ok(())
+}
+
+struct Reader<'a> {
+    consumer: &'a BaseConsumer,
+    settings: &'a PipelineSettings,
+    ledger: &'a Ledger,
+    delivery: &'a Delivery,
+}
+
+impl Reader<'_> {
+    /// Reads until `stop`, handing each chunk to `stages`.
+    fn read<W>(&self, stages: &mut Stages<W>, stop: &AtomicBool) -> Result<()>
+    where
+        W: FnMut(&crate::chunk::OutputChunk) -> Result<()>,
+    {
+        let mut ready = false;
+        let mut acknowledged = Vec::new();
+        while !stop.load(Ordering::Relaxed) {
+            let timeout = if stages.chunk().is_empty() {
+                IDLE_POLL
+            } else {
+                Duration::ZERO
+            };
+            match self.consumer.poll(timeout) {
+                Some(Ok(message)) => {
+                    let chunk = stages.chunk();
+                    chunk.push(
+                        message.partition(),
+                        message.offset(),
+                        message.key(),
+                        message.payload(),
+                    );
+                    if chunk.len() >= CHUNK_MAX_RECORDS {
+                        stages.dispatch()?;
+                    }
+                }
+                Some(Err(err)) => return Err(err).context("rustpipe: consuming"),
+                None if !stages.chunk().is_empty() => stages.dispatch()?,
+                None => {}
+            }
+            if !ready {
+                ready = self.joined()?;
+            }
+            self.store_acknowledged(&mut acknowledged)?;
+        }
+        if !stages.chunk().is_empty() {
+            stages.dispatch()?;
+        }
+        Ok(())
+    }
+
+    /// Prints the ready line once the consumer owns partitions, and hands
+    /// the transactions its group metadata.
+    fn joined(&self) -> Result<bool> {
+        if self.consumer.assignment()?.elements().is_empty() {
+            return Ok(false);
+        }
+        if let Delivery::ExactlyOnce(transactions) = self.delivery {
+            transactions.joined(
+                self.consumer
+                    .group_metadata()
+                    .context("rustpipe: no consumer group metadata")?,
+            );
+        }
+        println!("{READY_LINE}");
+        Ok(true)
+    }
+
+    /// At-least-once: stores the offsets of the chunks now wholly
+    /// acknowledged, for the next auto-commit.
+    fn store_acknowledged(&self, acknowledged: &mut Vec<NextOffset>) -> Result<()> {
+        if !matches!(self.delivery, Delivery::AtLeastOnce { .. }) {
+            return Ok(());
+        }
+        if self.ledger.take_settled(acknowledged)? && !self.settings.options.never_commit {
+            let mut offsets = TopicPartitionList::with_capacity(acknowledged.len());
+            for next in acknowledged.iter() {
+                offsets.add_partition_offset(
+                    &self.settings.input_topic,
+                    next.partition,
+                    Offset::Offset(next.offset),
+                )?;
+            }
+            self.consumer
+                .store_offsets(&offsets)
+                .context("rustpipe: storing offsets")?;
+        }
+        Ok(())
+    }
+
+    /// At-least-once: waits for the last acknowledgements, then commits
+    /// every stored offset before leaving.
+    fn final_commit(&self) -> Result<()> {
+        self.ledger.wait_settled(TXN_TIMEOUT)?;
+        self.store_acknowledged(&mut Vec::new())?;
+        match self.consumer.commit_consumer_state(CommitMode::Sync) {
+            Ok(()) | Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::NoOffset)) => Ok(()),
+            Err(err) => Err(err).context("rustpipe: final commit"),
+        }
+    }
+}
