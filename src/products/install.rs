@@ -102,8 +102,11 @@ fn fingerprint(product: &Product, version: &str) -> String {
         let mut files = vec![product.dir().join("pom.xml")];
         source_files(&product.dir().join("src"), &mut files);
         files.sort();
+        // Paths relative to the product's folder: the same sources in
+        // another checkout (or a test's copy) are the same install.
         for file in files {
-            mix(&mut hash, file.to_string_lossy().as_bytes());
+            let name = file.strip_prefix(product.dir()).unwrap_or(&file);
+            mix(&mut hash, name.to_string_lossy().as_bytes());
             mix(&mut hash, &fs::read(&file).unwrap_or_default());
         }
     }
@@ -625,6 +628,24 @@ mod tests {
         let pip = product(dir.path(), "{kind: pip, packages: [x]}", "[x]");
         let other = product(dir.path(), "{kind: pip, packages: [x, orjson]}", "[x]");
         assert_ne!(fingerprint(&pip, "1.0"), fingerprint(&other, "1.0"));
+    }
+
+    #[test]
+    fn the_same_sources_in_another_checkout_are_the_same_install() {
+        let (one, two) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
+        let [a, b] = [one.path(), two.path()].map(|dir| {
+            let p = product(
+                dir,
+                "{kind: maven, version_property: x.version}",
+                "[java, -jar, \"{install}/build/app.jar\"]",
+            );
+            let app = p.dir().join("src/main/java/App.java");
+            fs::create_dir_all(app.parent().unwrap()).unwrap();
+            fs::write(&app, "class App {}").unwrap();
+            p
+        });
+        assert_ne!(a.dir(), b.dir());
+        assert_eq!(fingerprint(&a, "1.0"), fingerprint(&b, "1.0"));
     }
 
     #[test]

@@ -166,6 +166,11 @@ impl PipelineSettings {
                 &self.client.max_partition_fetch_bytes,
             )
             .set("isolation.level", "read_committed")
+            // librdkafka postpones the next fetch by this much once its
+            // prefetch queue is over its limits (default 1000 ms, Quix ships
+            // 100): a backlog was read in bursts with the reader idle between
+            // them. Only a backlog fills the queue that far.
+            .set("fetch.queue.backoff.ms", "1")
             // Static membership: a restarted rustpipe takes its partitions
             // back at once instead of waiting out the dead member's session.
             .set("group.instance.id", format!("{}-rustpipe", self.group_id))
