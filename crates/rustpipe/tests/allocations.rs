@@ -85,11 +85,11 @@ fn four_shards_hand_chunks_over_without_allocating_per_record() {
     // is what each further chunk costs.
     let per_chunk = |chunk: &InputChunk| {
         let before = ALLOCATOR.counts();
-        run(chunk, 40);
-        let forty = (ALLOCATOR.counts() - before).allocations;
+        assert!(run(chunk, 40) > 0, "the shards wrote output");
+        let forty = (ALLOCATOR.counts() - before).allocations as f64;
         let before = ALLOCATOR.counts();
         run(chunk, 80);
-        ((ALLOCATOR.counts() - before).allocations - forty) as f64 / 40.0
+        ((ALLOCATOR.counts() - before).allocations as f64 - forty) / 40.0
     };
     let (small, large) = (per_chunk(&chunks[0]), per_chunk(&chunks[1]));
     // A channel that blocks registers its waiting thread, which allocates
