@@ -152,19 +152,33 @@ pub fn assign_all(consumer: &BaseConsumer, topics: &[&str], offset: Offset) -> R
 
 /// Reads high watermarks and one consumer group's committed offsets.
 pub struct OffsetReader {
+    /// read_committed: a high watermark is then the last stable offset.
     consumer: BaseConsumer,
+    /// read_uncommitted, for committed offsets only: librdkafka asks for
+    /// stable offsets under read_committed, and while an exactly-once
+    /// product's offsets wait in an open transaction the broker refuses and
+    /// the client retries 100 ms later, so a line committing every 10 ms
+    /// held samples up for hundreds of milliseconds. Without the request,
+    /// the broker answers at once with the offsets committed so far;
+    /// pending ones are never among them.
+    committed_reader: BaseConsumer,
 }
 
 impl OffsetReader {
     /// A reader for `group`; it never joins the group, it only asks.
     pub fn for_group(bootstrap: &str, group: &str) -> Result<OffsetReader> {
-        let consumer = quiet_config(bootstrap)
-            .set("group.id", group)
-            .set("enable.auto.commit", "false")
-            .set("isolation.level", "read_committed")
-            .create()
-            .context("creating the offset reader")?;
-        Ok(OffsetReader { consumer })
+        let reader = |isolation: &str| -> Result<BaseConsumer> {
+            quiet_config(bootstrap)
+                .set("group.id", group)
+                .set("enable.auto.commit", "false")
+                .set("isolation.level", isolation)
+                .create()
+                .context("creating the offset reader")
+        };
+        Ok(OffsetReader {
+            consumer: reader("read_committed")?,
+            committed_reader: reader("read_uncommitted")?,
+        })
     }
 
     /// Partitions of `topic`.
@@ -221,7 +235,7 @@ impl OffsetReader {
             request.add_partition(topic, partition);
         }
         let committed = self
-            .consumer
+            .committed_reader
             .committed_offsets(request, CALL_TIMEOUT)
             .with_context(|| format!("reading committed offsets on {topic}"))?;
         Ok(committed
