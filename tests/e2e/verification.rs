@@ -173,7 +173,7 @@ fn alos_line_counts_what_a_kill_duplicated() -> Result<(), String> {
     )
 }
 
-/// rustpipe with 4 stage workers at a rate that keeps them all busy: the
+/// rustpipe with 4 stage workers, each dealt chunks in turn: the
 /// output read back keeps every key's input order, and nothing is lost.
 fn four_shards_keep_every_keys_order() -> Result<(), String> {
     let results = tempfile::tempdir().map_err(|e| e.to_string())?;
