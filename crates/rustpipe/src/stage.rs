@@ -199,33 +199,27 @@ impl Stage {
         let rows = c.record.len();
         let columns: Vec<ArrayRef> = vec![
             Arc::new(UInt32Array::new(
-                scalars(lend(&mut c.record, lent), rows),
+                lend_values(&mut c.record, lent, rows),
                 None,
             )),
-            Arc::new(UInt64Array::new(
-                scalars(lend(&mut c.seq, lent), rows),
-                None,
-            )),
-            Arc::new(Int64Array::new(
-                scalars(lend(&mut c.ts_us, lent), rows),
-                None,
-            )),
-            Arc::new(StringArray::try_new(
-                OffsetBuffer::new(scalars(lend(&mut c.region_offsets, lent), rows + 1)),
-                lend(&mut c.region_values, lent),
-                None,
+            Arc::new(UInt64Array::new(lend_values(&mut c.seq, lent, rows), None)),
+            Arc::new(Int64Array::new(lend_values(&mut c.ts_us, lent, rows), None)),
+            Arc::new(lend_strings(
+                &mut c.region_offsets,
+                &mut c.region_values,
+                lent,
             )?),
-            Arc::new(StringArray::try_new(
-                OffsetBuffer::new(scalars(lend(&mut c.service_offsets, lent), rows + 1)),
-                lend(&mut c.service_values, lent),
-                None,
+            Arc::new(lend_strings(
+                &mut c.service_offsets,
+                &mut c.service_values,
+                lent,
             )?),
             Arc::new(UInt32Array::new(
-                scalars(lend(&mut c.latency_ms, lent), rows),
+                lend_values(&mut c.latency_ms, lent, rows),
                 None,
             )),
             Arc::new(UInt32Array::new(
-                scalars(lend(&mut c.sla_ms, lent), rows),
+                lend_values(&mut c.sla_ms, lent, rows),
                 None,
             )),
         ];
@@ -322,8 +316,24 @@ fn lend<T: ArrowNativeType>(vec: &mut Vec<T>, lent: &mut Vec<Buffer>) -> Buffer 
     buffer
 }
 
-fn scalars<T: ArrowNativeType>(buffer: Buffer, len: usize) -> ScalarBuffer<T> {
-    ScalarBuffer::new(buffer, 0, len)
+/// A column of `rows` values, lent.
+fn lend_values<T: ArrowNativeType>(
+    vec: &mut Vec<T>,
+    lent: &mut Vec<Buffer>,
+    rows: usize,
+) -> ScalarBuffer<T> {
+    ScalarBuffer::new(lend(vec, lent), 0, rows)
+}
+
+/// A string column from its offsets (one more than its rows) and bytes, lent.
+fn lend_strings(
+    offsets: &mut Vec<i32>,
+    values: &mut Vec<u8>,
+    lent: &mut Vec<Buffer>,
+) -> Result<StringArray> {
+    let len = offsets.len();
+    let offsets = OffsetBuffer::new(lend_values(offsets, lent, len));
+    Ok(StringArray::try_new(offsets, lend(values, lent), None)?)
 }
 
 /// Puts a lent buffer's vector back once no array holds it; one still
