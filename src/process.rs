@@ -73,6 +73,15 @@ pub fn stop_group(pgid: u32, grace: Duration, mut reap: impl FnMut()) -> bool {
     false
 }
 
+/// Collects the exit status of a daemon this process started, if it has
+/// ended, so that it does not linger as a zombie.
+pub fn reap(pid: u32) {
+    // SAFETY: waitpid on a pid that is not our child returns ECHILD, ignored.
+    unsafe {
+        libc::waitpid(pid as i32, std::ptr::null_mut(), libc::WNOHANG);
+    }
+}
+
 /// Runs a tool (Maven, pip) to its end in a group of its own, killing the
 /// group if Ctrl-C arrives; `command`'s standard streams are the caller's.
 /// `cannot_start` is the error when the tool cannot be started at all.

@@ -172,7 +172,7 @@ impl LocalBroker {
     /// Stops the broker (SIGTERM, then SIGKILL after 30 s) and removes its pid file.
     pub fn stop(&self) -> Result<()> {
         if let Some(pid) = self.running_pid() {
-            process::stop_group(pid, Duration::from_secs(30), || reap(pid));
+            process::stop_group(pid, Duration::from_secs(30), || process::reap(pid));
         }
         match fs::remove_file(self.pid_file()) {
             Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(err.into()),
@@ -279,14 +279,6 @@ auto.create.topics.enable=false
 ",
             data = self.data_dir().display()
         )
-    }
-}
-
-/// Collects the exit status of a child we started, if it is ours and has ended.
-fn reap(pid: u32) {
-    // SAFETY: waitpid on a pid that is not our child returns ECHILD, ignored.
-    unsafe {
-        libc::waitpid(pid as i32, std::ptr::null_mut(), libc::WNOHANG);
     }
 }
 
