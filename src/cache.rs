@@ -1,5 +1,6 @@
 //! The suite's cache directory: installs, the local broker's jars and data,
-//! per-run logs and the host's run lock. Never inside the repository.
+//! the local ClickHouse's data, per-run logs and the host's run lock. Never
+//! inside the repository.
 
 use std::path::{Path, PathBuf};
 
@@ -44,6 +45,11 @@ impl Cache {
     /// The local broker's config, data, log and pid file.
     pub fn broker_dir(&self) -> PathBuf {
         self.root.join("broker")
+    }
+
+    /// The local ClickHouse's config, data, logs and pid file.
+    pub fn clickhouse_dir(&self) -> PathBuf {
+        self.root.join("clickhouse")
     }
 
     /// One version of an installed product (a virtualenv, a Maven build).

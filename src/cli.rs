@@ -41,6 +41,11 @@ pub enum Command {
         #[command(subcommand)]
         action: BrokerAction,
     },
+    /// Start, stop or inspect the local ClickHouse by hand.
+    Clickhouse {
+        #[command(subcommand)]
+        action: ClickHouseAction,
+    },
     /// Generate the deterministic record stream (started by `suite run`).
     Gendata(GendataArgs),
     /// Time records arriving on the output topic (started by `suite run`).
@@ -216,6 +221,16 @@ pub enum BrokerAction {
     /// Stop the local broker.
     Stop,
     /// Say whether the local broker runs and where.
+    Status,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ClickHouseAction {
+    /// Install if needed and start the local ClickHouse; it keeps running.
+    Start,
+    /// Stop the local ClickHouse.
+    Stop,
+    /// Say whether the local ClickHouse runs and where.
     Status,
 }
 

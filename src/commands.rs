@@ -9,9 +9,10 @@ use crate::analysis::paired::{self, BenchPoint, PairedFigure, RunFigures, Side, 
 use crate::broker::{BrokerSession, LocalBroker};
 use crate::cache::Cache;
 use crate::cli::{
-    BatchArgs, BrokerAction, Cli, Command, CompareArgs, ExportArgs, GendataArgs, InstallArgs,
-    ProbeArgs, RegressArgs, ReportArgs, RunArgs, RunOptions,
+    BatchArgs, BrokerAction, Cli, ClickHouseAction, Command, CompareArgs, ExportArgs, GendataArgs,
+    InstallArgs, ProbeArgs, RegressArgs, ReportArgs, RunArgs, RunOptions,
 };
+use crate::clickhouse::{ClickHouseClient, LocalClickHouse};
 use crate::clock::now_us;
 use crate::config::{
     ChaosPlan, Delivery, LineRef, LineSpec, Setting, Suite, Workload, MIN_WINDOW_SAMPLES,
@@ -35,6 +36,7 @@ pub fn execute(cli: Cli) -> Result<i32> {
         Command::List => list(&load(&cli.config)?),
         Command::Install(args) => install(&load(&cli.config)?, &args),
         Command::Broker { action } => broker(&load(&cli.config)?, action),
+        Command::Clickhouse { action } => clickhouse(&load(&cli.config)?, action),
         Command::Run(args) => run(&load(&cli.config)?, args),
         Command::Batch(args) => batch(&load(&cli.config)?, args),
         Command::Compare(args) => compare(&load(&cli.config)?, args),
@@ -180,6 +182,55 @@ fn broker(suite: &Suite, action: BrokerAction) -> Result<i32> {
                 println!(
                     "a broker not started by the suite answers at {}",
                     local.bootstrap()
+                );
+                Ok(0)
+            }
+            None => {
+                println!("not running");
+                Ok(3)
+            }
+        },
+    }
+}
+
+/// `suite clickhouse start|stop|status`: the local ClickHouse by hand.
+fn clickhouse(suite: &Suite, action: ClickHouseAction) -> Result<i32> {
+    let cache = cache(suite)?;
+    let local = LocalClickHouse::from_config(&suite.bench.sink, &cache)
+        .context("`suite clickhouse` manages the local ClickHouse only")?;
+    match action {
+        ClickHouseAction::Start => {
+            if local.is_running() {
+                println!("local ClickHouse already running at {}", local.url());
+            } else {
+                local.start(&Interrupt::install()?)?;
+                let version = ClickHouseClient::from_config(&suite.bench.sink)?.version()?;
+                println!(
+                    "local ClickHouse {version} running at {}; log: {}",
+                    local.url(),
+                    local.log_file().display()
+                );
+            }
+            Ok(0)
+        }
+        ClickHouseAction::Stop => {
+            if local.running_pid().is_some() {
+                local.stop()?;
+                println!("local ClickHouse stopped");
+            } else {
+                println!("no ClickHouse started by the suite is running");
+            }
+            Ok(0)
+        }
+        ClickHouseAction::Status => match local.running_pid() {
+            Some(pid) => {
+                println!("running: pid {pid}, {}", local.url());
+                Ok(0)
+            }
+            None if local.is_running() => {
+                println!(
+                    "a ClickHouse not started by the suite answers at {}",
+                    local.url()
                 );
                 Ok(0)
             }

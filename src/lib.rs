@@ -7,6 +7,7 @@ pub mod analysis;
 pub mod broker;
 pub mod cache;
 pub mod cli;
+pub mod clickhouse;
 pub mod clock;
 pub mod commands;
 pub mod config;

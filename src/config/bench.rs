@@ -1,4 +1,5 @@
-//! `bench.yaml`: the bench version, the broker, run defaults and tolerances.
+//! `bench.yaml`: the bench version, the broker, the ClickHouse sink, run
+//! defaults and tolerances.
 
 use std::path::{Path, PathBuf};
 
@@ -22,6 +23,9 @@ pub struct Bench {
     pub cache_dir: Option<String>,
     #[serde(default)]
     pub broker: BrokerConfig,
+    /// The ClickHouse the ETL workloads write to.
+    #[serde(default)]
+    pub sink: SinkConfig,
     pub run: RunDefaults,
     /// The Kafka client settings every product applies.
     #[serde(default)]
@@ -84,6 +88,57 @@ impl Default for BrokerConfig {
             version: default_kafka_version(),
             port: default_port(),
             heap_mb: default_heap_mb(),
+        }
+    }
+}
+
+/// Which ClickHouse the ETL workloads write to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase", deny_unknown_fields)]
+pub enum SinkConfig {
+    /// Debian's clickhouse-server, started by the suite on 127.0.0.1 with its
+    /// data in the cache directory.
+    Local {
+        /// The HTTP port, which the suite and the products write through.
+        #[serde(default = "default_sink_http_port")]
+        http_port: u16,
+        /// The native protocol's port, for `clickhouse-client --port`.
+        #[serde(default = "default_sink_tcp_port")]
+        tcp_port: u16,
+    },
+    /// Any ClickHouse reached over HTTP at `url`.
+    External {
+        /// `http://host:8123`; https is not supported.
+        url: String,
+        #[serde(default)]
+        user: Option<String>,
+        #[serde(default)]
+        password: Option<String>,
+    },
+}
+
+fn default_sink_http_port() -> u16 {
+    18123
+}
+fn default_sink_tcp_port() -> u16 {
+    19000
+}
+
+impl Default for SinkConfig {
+    fn default() -> Self {
+        SinkConfig::Local {
+            http_port: default_sink_http_port(),
+            tcp_port: default_sink_tcp_port(),
+        }
+    }
+}
+
+impl SinkConfig {
+    /// The server's HTTP address.
+    pub fn url(&self) -> String {
+        match self {
+            SinkConfig::Local { http_port, .. } => format!("http://127.0.0.1:{http_port}"),
+            SinkConfig::External { url, .. } => url.clone(),
         }
     }
 }
@@ -249,6 +304,24 @@ impl Bench {
                 return Err((None, "broker.bootstrap must name host:port".into()));
             }
         }
+        match &self.sink {
+            SinkConfig::Local {
+                http_port,
+                tcp_port,
+            } if http_port == tcp_port => {
+                return Err((
+                    Some("tcp_port"),
+                    format!("sink.http_port and sink.tcp_port are both {http_port}; give each its own port"),
+                ));
+            }
+            SinkConfig::External { url, .. } if !url.starts_with("http://") => {
+                return Err((
+                    Some("url"),
+                    format!("sink.url `{url}` is not an http:// address such as http://host:8123 (https is not supported)"),
+                ));
+            }
+            _ => {}
+        }
         Ok(())
     }
 }
@@ -284,6 +357,105 @@ mod tests {
                 bootstrap: "h:9092".into(),
                 version: None
             }
+        );
+    }
+
+    #[test]
+    fn sink_defaults_to_local_clickhouse() {
+        let bench: Bench =
+            parse_yaml(Path::new("b.yaml"), &format!("bench_version: 1\n{RUN}")).unwrap();
+        assert_eq!(
+            bench.sink,
+            SinkConfig::Local {
+                http_port: 18123,
+                tcp_port: 19000
+            }
+        );
+        assert_eq!(bench.sink.url(), "http://127.0.0.1:18123");
+        let text = format!("bench_version: 1\nsink: {{kind: local, http_port: 28123}}\n{RUN}");
+        let bench: Bench = parse_yaml(Path::new("b.yaml"), &text).unwrap();
+        assert_eq!(
+            bench.sink,
+            SinkConfig::Local {
+                http_port: 28123,
+                tcp_port: 19000
+            }
+        );
+    }
+
+    #[test]
+    fn an_external_sink_is_a_url() {
+        let text = format!(
+            "bench_version: 1\nsink: {{kind: external, url: 'http://h:8123', user: etl, password: pw}}\n{RUN}"
+        );
+        let bench: Bench = parse_yaml(Path::new("b.yaml"), &text).unwrap();
+        assert_eq!(
+            bench.sink,
+            SinkConfig::External {
+                url: "http://h:8123".into(),
+                user: Some("etl".into()),
+                password: Some("pw".into())
+            }
+        );
+        assert_eq!(bench.sink.url(), "http://h:8123");
+        let text = format!("bench_version: 1\nsink: {{kind: external}}\n{RUN}");
+        let err = parse_yaml::<Bench>(Path::new("b.yaml"), &text)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("missing field `url`"), "{err}");
+    }
+
+    #[test]
+    fn an_unknown_sink_key_is_named() {
+        let text = format!("bench_version: 1\nsink: {{kind: local, http_prot: 1}}\n{RUN}");
+        let err = parse_yaml::<Bench>(Path::new("b.yaml"), &text)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("unknown field `http_prot`, expected `http_port` or `tcp_port`"),
+            "{err}"
+        );
+        let text = format!(
+            "bench_version: 1\nsink: {{kind: external, url: 'http://h:8123', bootstrap: x}}\n{RUN}"
+        );
+        let err = parse_yaml::<Bench>(Path::new("b.yaml"), &text)
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("unknown field `bootstrap`"), "{err}");
+    }
+
+    #[test]
+    fn a_sink_that_cannot_work_names_its_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("bench.yaml");
+        // A window long enough for the other checks.
+        let run = RUN.replace("window_s: 2", "window_s: 5");
+        let with_sink = |sink: &str| format!("bench_version: 1\nsink:\n{sink}{run}");
+        std::fs::write(
+            &path,
+            with_sink("  kind: external\n  url: https://h:8443\n"),
+        )
+        .unwrap();
+        let err = Bench::from_file(&path).unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!(
+                "{}:4: sink.url `https://h:8443` is not an http:// address",
+                path.display()
+            )),
+            "{err}"
+        );
+        std::fs::write(
+            &path,
+            with_sink("  kind: local\n  http_port: 18123\n  tcp_port: 18123\n"),
+        )
+        .unwrap();
+        let err = Bench::from_file(&path).unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!(
+                "{}:5: sink.http_port and sink.tcp_port are both 18123",
+                path.display()
+            )),
+            "{err}"
         );
     }
 

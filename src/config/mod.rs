@@ -12,7 +12,7 @@ mod setting;
 mod workload;
 
 pub use bench::{
-    Bench, BrokerConfig, CommitIntervals, RunDefaults, Tolerances, MIN_WINDOW_SAMPLES,
+    Bench, BrokerConfig, CommitIntervals, RunDefaults, SinkConfig, Tolerances, MIN_WINDOW_SAMPLES,
 };
 pub use chaos::ChaosPlan;
 pub use client::{Acks, ClientProfile, Compression, CLIENT_KEYS};
