@@ -36,6 +36,11 @@ pub enum Command {
     Export(ExportArgs),
     /// Install a product (one version) into the cache; `suite run` does this on first use.
     Install(InstallArgs),
+    /// Measure the Avro pipeline's CPU cost in process (`suite rig cpu`).
+    Rig {
+        #[command(subcommand)]
+        rig: RigCommand,
+    },
     /// Start, stop or inspect the local Kafka broker by hand.
     Broker {
         #[command(subcommand)]
@@ -215,6 +220,45 @@ pub struct ExportArgs {
 }
 
 #[derive(Debug, Subcommand)]
+pub enum RigCommand {
+    /// Replay gendata's Avro batch datums through every decoder and insert
+    /// format in process (no broker, no server), interleaved, and append one
+    /// record per arm to cpu-rig.jsonl.
+    Cpu(CpuRigArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct CpuRigArgs {
+    /// Events per batch datum.
+    #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(u32).range(1..))]
+    pub events: u32,
+    /// Repetitions of every arm, interleaved.
+    #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(u64).range(1..))]
+    pub repetitions: u64,
+    /// Datums each timed pass replays.
+    #[arg(long, default_value_t = 10_000)]
+    pub timed: usize,
+    /// Datums through the stage before each timed pass.
+    #[arg(long, default_value_t = 1_000)]
+    pub warmup: usize,
+    /// Datums of the untimed pass that counts allocations.
+    #[arg(long, default_value_t = 500)]
+    pub counted: usize,
+    /// Distinct datums in the replayed ring.
+    #[arg(long, default_value_t = 64, value_parser = clap::value_parser!(u64).range(1..))]
+    pub distinct: u64,
+    /// Rows per insert block in the pipeline stage.
+    #[arg(long, default_value_t = 8192, value_parser = clap::value_parser!(u64).range(1..))]
+    pub block_rows: u64,
+    /// Shard threads finished blocks are handed to.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..))]
+    pub shards: u64,
+    /// Folder for results JSONL (default: bench.yaml's results_dir).
+    #[arg(long)]
+    pub results: Option<PathBuf>,
+}
+
+#[derive(Debug, Subcommand)]
 pub enum BrokerAction {
     /// Resolve, format and start the local broker; it keeps running.
     Start,
@@ -257,6 +301,10 @@ pub struct GendataArgs {
     /// Stop after this many records as well (sequence numbers 0..N).
     #[arg(long)]
     pub max_records: Option<u64>,
+    /// Write Avro batch datums of this many events per record
+    /// (workloads/avro/event-batch.avsc) instead of one JSON event.
+    #[arg(long, value_parser = clap::value_parser!(u32).range(1..))]
+    pub avro_events: Option<u32>,
     /// Write the summary here as JSON (default: standard output).
     #[arg(long)]
     pub summary: Option<PathBuf>,

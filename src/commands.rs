@@ -9,8 +9,8 @@ use crate::analysis::paired::{self, BenchPoint, PairedFigure, RunFigures, Side, 
 use crate::broker::{BrokerSession, LocalBroker};
 use crate::cache::Cache;
 use crate::cli::{
-    BatchArgs, BrokerAction, Cli, ClickHouseAction, Command, CompareArgs, ExportArgs, GendataArgs,
-    InstallArgs, ProbeArgs, RegressArgs, ReportArgs, RunArgs, RunOptions,
+    BatchArgs, BrokerAction, Cli, ClickHouseAction, Command, CompareArgs, CpuRigArgs, ExportArgs,
+    GendataArgs, InstallArgs, ProbeArgs, RegressArgs, ReportArgs, RigCommand, RunArgs, RunOptions,
 };
 use crate::clickhouse::{ClickHouseClient, LocalClickHouse};
 use crate::clock::now_us;
@@ -37,6 +37,9 @@ pub fn execute(cli: Cli) -> Result<i32> {
         Command::Install(args) => install(&load(&cli.config)?, &args),
         Command::Broker { action } => broker(&load(&cli.config)?, action),
         Command::Clickhouse { action } => clickhouse(&load(&cli.config)?, action),
+        Command::Rig {
+            rig: RigCommand::Cpu(args),
+        } => rig_cpu(&load(&cli.config)?, args),
         Command::Run(args) => run(&load(&cli.config)?, args),
         Command::Batch(args) => batch(&load(&cli.config)?, args),
         Command::Compare(args) => compare(&load(&cli.config)?, args),
@@ -60,6 +63,7 @@ fn gendata_plan(args: GendataArgs) -> GendataPlan {
         end_us: args.end_us,
         max_records: args.max_records,
         summary: args.summary,
+        avro_events: args.avro_events,
     }
 }
 
@@ -145,6 +149,44 @@ fn install(suite: &Suite, args: &InstallArgs) -> Result<i32> {
 }
 
 /// `suite broker start|stop|status`.
+/// `suite rig cpu`: every arm of the Avro CPU rig, one record each.
+fn rig_cpu(suite: &Suite, args: CpuRigArgs) -> Result<i32> {
+    let results_dir = runner::results_dir(&suite.root, &suite.bench, args.results.clone());
+    results::ensure_writable(&results_dir).map_err(|err| {
+        anyhow::anyhow!(
+            "the results folder {} cannot be written: {err}",
+            results_dir.display()
+        )
+    })?;
+    let interrupt = Interrupt::install()?;
+    let cache = cache(suite)?;
+    // The rig measures CPU: it never shares the host with a run.
+    let _lock = RunLock::acquire(&cache, "cpu-rig", WhenHeld::Wait, &interrupt)?;
+    let plan = crate::rig::CpuRigPlan {
+        events: args.events,
+        distinct_datums: args.distinct as usize,
+        warmup_datums: args.warmup,
+        timed_datums: args.timed,
+        counted_datums: args.counted,
+        repetitions: args.repetitions as usize,
+        block_rows: args.block_rows as usize,
+        shards: args.shards as usize,
+    };
+    let (records, path) = crate::rig::run_cpu(suite, &plan, &cache, &results_dir, &interrupt)?;
+    print!("{}", crate::rig::summary(&records));
+    eprintln!("appended {} records to {}", records.len(), path.display());
+    match report::write_site(
+        suite,
+        &results_dir,
+        &report::default_out_dir(&results_dir),
+        BadLines::Warn,
+    ) {
+        Ok(index) => eprintln!("report: {}", index.display()),
+        Err(err) => eprintln!("warning: the report was not updated: {err:#}"),
+    }
+    Ok(0)
+}
+
 fn broker(suite: &Suite, action: BrokerAction) -> Result<i32> {
     let cache = cache(suite)?;
     let local = LocalBroker::from_config(&suite.bench.broker, &cache)
@@ -456,6 +498,7 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
             sample_interval_ms: defaults.sample_interval_ms,
             input_partitions: workload.input.partitions,
             drain_records: request.drain,
+            etl: workload.is_etl().then(|| own.etl.clone()),
         })
     };
     // Every line's settings are checked before anything starts.
@@ -943,6 +986,7 @@ mod tests {
             end_us: 41_000_000,
             max_records: None,
             summary: Some(PathBuf::from("/tmp/run/gendata.json")),
+            avro_events: None,
         };
         let drain = GendataPlan {
             rate: 0,
@@ -951,7 +995,11 @@ mod tests {
             summary: None,
             ..paced.clone()
         };
-        for plan in [paced, drain] {
+        let avro = GendataPlan {
+            avro_events: Some(20),
+            ..paced.clone()
+        };
+        for plan in [paced, drain, avro] {
             let argv = std::iter::once("suite".to_string()).chain(plan.command_args());
             let Command::Gendata(args) = Cli::parse_from(argv).command else {
                 panic!("not a gendata command: {:?}", plan.command_args());

@@ -22,5 +22,6 @@ pub mod products;
 pub mod provenance;
 pub mod report;
 pub mod results;
+pub mod rig;
 pub mod runner;
 pub mod sampler;

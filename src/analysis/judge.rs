@@ -119,6 +119,7 @@ pub fn judge(m: &JudgeInputs<'_>) -> Judgement {
         broker: window::summarize(window, m.ticks_per_s, |r| r.broker.as_ref()),
         gendata: window::summarize(window, m.ticks_per_s, |r| Some(&r.gendata)),
         probe: window::summarize(window, m.ticks_per_s, |r| Some(&r.probe)),
+        sink: None,
         host: window::host_load(window),
     };
     let slow_samples = window::slow_samples(window);
@@ -584,6 +585,7 @@ pub fn judge_drain(m: &DrainInputs<'_>) -> Judgement {
         broker: window::summarize(&in_span, m.ticks_per_s, |r| r.broker.as_ref()),
         gendata: None,
         probe: None,
+        sink: None,
         host: window::host_load(&in_span),
     };
     if resources
@@ -669,6 +671,7 @@ mod tests {
             sample_interval_ms: 1000,
             input_partitions: 1,
             drain_records: None,
+            etl: None,
         }
     }
 

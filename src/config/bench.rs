@@ -26,6 +26,9 @@ pub struct Bench {
     /// The ClickHouse the ETL workloads write to.
     #[serde(default)]
     pub sink: SinkConfig,
+    /// How the avro-etl workload's pipeline decodes and inserts.
+    #[serde(default)]
+    pub etl: EtlConfig,
     pub run: RunDefaults,
     /// The Kafka client settings every product applies.
     #[serde(default)]
@@ -38,6 +41,79 @@ pub struct Bench {
     /// Where results JSONL files go, relative to bench.yaml's folder.
     #[serde(default = "default_results_dir")]
     pub results_dir: PathBuf,
+}
+
+/// The avro-etl workload's arm and sink settings, handed to the product as
+/// BENCH_ETL_*. A line may set them for itself (`rustpipe@etl.decoder=...`),
+/// so arms run interleaved in one batch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EtlConfig {
+    /// fast-borrowed, fast-owned or apache-owned: the Avro decoder; none:
+    /// the raw arm, one row per message holding its bytes.
+    pub decoder: EtlDecoder,
+    /// The insert format: rowbinary or native.
+    pub format: InsertFormat,
+    /// Events per Kafka message (one Avro batch datum).
+    pub events: u32,
+    /// An insert is sent once a block holds this many rows ...
+    pub block_rows: u32,
+    /// ... or its first row is this old.
+    pub flush_ms: u64,
+    /// Inserts in flight at once; with all of them busy, consumption pauses.
+    pub max_in_flight: u32,
+}
+
+impl Default for EtlConfig {
+    fn default() -> EtlConfig {
+        EtlConfig {
+            decoder: EtlDecoder::FastBorrowed,
+            format: InsertFormat::RowBinary,
+            events: 20,
+            block_rows: 65_536,
+            flush_ms: 200,
+            max_in_flight: 2,
+        }
+    }
+}
+
+/// The avro-etl decoders, as the product knows them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum EtlDecoder {
+    FastBorrowed,
+    FastOwned,
+    ApacheOwned,
+    /// The raw arm: no decoding, one row per message.
+    None,
+}
+
+impl EtlDecoder {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EtlDecoder::FastBorrowed => "fast-borrowed",
+            EtlDecoder::FastOwned => "fast-owned",
+            EtlDecoder::ApacheOwned => "apache-owned",
+            EtlDecoder::None => "none",
+        }
+    }
+}
+
+/// ClickHouse insert formats the product writes itself.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InsertFormat {
+    RowBinary,
+    Native,
+}
+
+impl InsertFormat {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            InsertFormat::RowBinary => "rowbinary",
+            InsertFormat::Native => "native",
+        }
+    }
 }
 
 fn default_iso_rate() -> u64 {
@@ -278,6 +354,12 @@ impl Bench {
 
     /// The checks beyond types, with the key at fault where one is.
     pub(super) fn check(&self) -> Result<(), (Option<&'static str>, String)> {
+        if self.etl.events == 0 || self.etl.block_rows == 0 || self.etl.max_in_flight == 0 {
+            return Err((
+                None,
+                "etl.events, etl.block_rows and etl.max_in_flight must be at least 1".into(),
+            ));
+        }
         if self.run.sample_interval_ms == 0 {
             return Err((None, "run.sample_interval_ms must be at least 1".into()));
         }

@@ -12,13 +12,14 @@ mod setting;
 mod workload;
 
 pub use bench::{
-    Bench, BrokerConfig, CommitIntervals, RunDefaults, SinkConfig, Tolerances, MIN_WINDOW_SAMPLES,
+    Bench, BrokerConfig, CommitIntervals, EtlConfig, EtlDecoder, InsertFormat, RunDefaults,
+    SinkConfig, Tolerances, MIN_WINDOW_SAMPLES,
 };
 pub use chaos::ChaosPlan;
 pub use client::{Acks, ClientProfile, Compression, CLIENT_KEYS};
 pub use product::{Delivery, Install, Line, Product, Readiness, COMMIT_INTERVAL_KEY};
 pub use setting::{LineSpec, Setting};
-pub use workload::Workload;
+pub use workload::{Encoding, Workload};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

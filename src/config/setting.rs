@@ -46,13 +46,13 @@ impl fmt::Display for Setting {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LineSpec {
     pub name: String,
-    /// Only `client.*` and `run.commit_interval_ms.*`: the settings a
-    /// record's configuration carries, so the variants stay apart.
+    /// Only `client.*`, `run.commit_interval_ms.*` and `etl.*`: the
+    /// settings a record's configuration carries, so the variants stay apart.
     pub settings: Vec<Setting>,
 }
 
 /// The keys a line may set for itself.
-const LINE_KEYS: [&str; 2] = ["client.", "run.commit_interval_ms."];
+const LINE_KEYS: [&str; 3] = ["client.", "run.commit_interval_ms.", "etl."];
 
 impl FromStr for LineSpec {
     type Err = String;
@@ -70,8 +70,8 @@ impl FromStr for LineSpec {
                     Ok(setting)
                 } else {
                     Err(format!(
-                        "{name}@{setting}: a line sets only client.* and run.commit_interval_ms.* \
-                         for itself; give other settings to the whole batch with --set"
+                        "{name}@{setting}: a line sets only client.*, run.commit_interval_ms.* \
+                         and etl.* for itself; give other settings to the whole batch with --set"
                     ))
                 }
             })

@@ -14,9 +14,42 @@ pub struct Workload {
     pub name: String,
     pub description: String,
     pub input: TopicSpec,
-    pub output: TopicSpec,
+    /// Where the product writes: an output topic ...
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub output: Option<TopicSpec>,
+    /// ... or a table in the ClickHouse of bench.yaml's `sink:`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sink: Option<TableSink>,
     /// The operator chain, in order: drawn in the report, implemented by products.
     pub operators: Vec<Operator>,
+}
+
+/// A workload whose output lands in ClickHouse.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TableSink {
+    /// Only `clickhouse`.
+    pub kind: SinkKind,
+    /// The table each run's fresh database holds.
+    pub table: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SinkKind {
+    Clickhouse,
+}
+
+/// How gendata encodes the input's records.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Encoding {
+    /// One JSON event per record.
+    #[default]
+    Json,
+    /// One Avro batch datum per record (workloads/avro/event-batch.avsc),
+    /// bench.yaml's `etl.events` events each.
+    Avro,
 }
 
 /// How a per-run topic is created.
@@ -26,6 +59,12 @@ pub struct TopicSpec {
     pub partitions: i32,
     #[serde(default = "default_compression")]
     pub compression: String,
+    #[serde(default, skip_serializing_if = "is_json")]
+    pub encoding: Encoding,
+}
+
+fn is_json(encoding: &Encoding) -> bool {
+    *encoding == Encoding::Json
 }
 
 fn default_compression() -> String {
@@ -53,12 +92,33 @@ impl Workload {
                 message: format!("name `{}` must match the file name `{stem}`", workload.name),
             });
         }
-        if workload.input.partitions < 1 || workload.output.partitions < 1 {
-            return Err(ConfigError::Invalid {
-                path: path.to_path_buf(),
-                message: "topics need at least one partition".into(),
-            });
+        let invalid = |message: &str| ConfigError::Invalid {
+            path: path.to_path_buf(),
+            message: message.to_string(),
+        };
+        match (&workload.output, &workload.sink) {
+            (Some(_), Some(_)) => return Err(invalid("give `output` or `sink`, not both")),
+            (None, None) => {
+                return Err(invalid(
+                    "give `output` (a topic) or `sink` (a ClickHouse table)",
+                ))
+            }
+            _ => {}
+        }
+        let output_partitions = workload.output.as_ref().map_or(1, |o| o.partitions);
+        if workload.input.partitions < 1 || output_partitions < 1 {
+            return Err(invalid("topics need at least one partition"));
         }
         Ok(workload)
+    }
+
+    /// The output topic's spec; a sink workload has none.
+    pub fn output_topic(&self) -> Option<&TopicSpec> {
+        self.output.as_ref()
+    }
+
+    /// Whether the output lands in ClickHouse rather than on a topic.
+    pub fn is_etl(&self) -> bool {
+        self.sink.is_some()
     }
 }

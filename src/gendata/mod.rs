@@ -5,6 +5,7 @@
 //! intended send time; how late the broker acknowledged them against that time
 //! is reported.
 
+pub mod avro;
 pub mod event;
 pub mod schedule;
 
@@ -47,6 +48,9 @@ pub struct GendataPlan {
     pub max_records: Option<u64>,
     /// Where the summary goes as JSON (standard output when `None`).
     pub summary: Option<PathBuf>,
+    /// Avro batch datums of this many events per message, in place of one
+    /// JSON event per message.
+    pub avro_events: Option<u32>,
 }
 
 impl GendataPlan {
@@ -73,6 +77,9 @@ impl GendataPlan {
         }
         if let Some(records) = self.max_records {
             args.extend(["--max-records".to_string(), records.to_string()]);
+        }
+        if let Some(events) = self.avro_events {
+            args.extend(["--avro-events".to_string(), events.to_string()]);
         }
         if let Some(summary) = &self.summary {
             args.extend([
@@ -219,6 +226,7 @@ pub fn run(plan: &GendataPlan) -> Result<()> {
     let mut window_records = 0u64;
     let mut seq = 0u64;
     let mut payload = Vec::with_capacity(512);
+    let mut avro = plan.avro_events.map(avro::AvroEncoder::new);
     sleep_until_us(plan.start_us);
     let mut last_send_us = plan.start_us;
     'outer: loop {
@@ -236,9 +244,13 @@ pub fn run(plan: &GendataPlan) -> Result<()> {
             if slot >= plan.end_us {
                 break 'outer;
             }
-            let event = Event::generate(plan.seed, seq, slot);
-            payload.clear();
-            serde_json::to_writer(&mut payload, &event)?;
+            match avro.as_mut() {
+                Some(encoder) => encoder.encode(plan.seed, seq, slot, &mut payload)?,
+                None => {
+                    payload.clear();
+                    serde_json::to_writer(&mut payload, &Event::generate(plan.seed, seq, slot))?;
+                }
+            }
             let opaque = slot_opaque(plan.start_us, slot);
             send(&producer, &plan.topic, &payload, opaque)?;
             last_send_us = now_us();

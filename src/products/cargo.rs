@@ -38,13 +38,13 @@ pub fn manifest_above(source: &Path) -> Option<PathBuf> {
         .find(|manifest| manifest.is_file())
 }
 
-/// `cargo build --release` of `package`'s binary of the same name, run in
-/// `source` (a folder of the workspace); JSON messages on standard output,
-/// cargo's own progress and the compiler's diagnostics on standard error.
-pub fn build_command(cargo: &Path, source: &Path, package: &str) -> Command {
+/// `cargo build --release` of `package`'s binary `bin`, run in `source` (a
+/// folder of the workspace); JSON messages on standard output, cargo's own
+/// progress and the compiler's diagnostics on standard error.
+pub fn build_command(cargo: &Path, source: &Path, package: &str, bin: &str) -> Command {
     let mut command = Command::new(cargo);
     command
-        .args(["build", "--release", "-p", package, "--bin", package])
+        .args(["build", "--release", "-p", package, "--bin", bin])
         .arg("--message-format=json-render-diagnostics")
         .current_dir(source);
     command
@@ -68,8 +68,9 @@ struct Target {
     kind: Vec<String>,
 }
 
-/// The binary `package` built and its version, from cargo's JSON messages.
-pub fn built_binary(messages: &str, package: &str) -> Result<Built> {
+/// The binary `bin` a build made and its package's version, from cargo's
+/// JSON messages.
+pub fn built_binary(messages: &str, bin: &str) -> Result<Built> {
     for line in messages.lines().filter(|l| l.starts_with('{')) {
         let message: Message = serde_json::from_str(line)
             .with_context(|| format!("cargo: a build message is not JSON: {line}"))?;
@@ -77,14 +78,14 @@ pub fn built_binary(messages: &str, package: &str) -> Result<Built> {
             continue;
         };
         if message.reason != "compiler-artifact"
-            || target.name != package
+            || target.name != bin
             || !target.kind.iter().any(|k| k == "bin")
         {
             continue;
         }
         let bin = message
             .executable
-            .ok_or_else(|| anyhow!("cargo: the build of {package} names no executable"))?;
+            .ok_or_else(|| anyhow!("cargo: the build of {bin} names no executable"))?;
         let version = package_version(&message.package_id).ok_or_else(|| {
             anyhow!(
                 "cargo: no version in the package id `{}`",
@@ -93,9 +94,7 @@ pub fn built_binary(messages: &str, package: &str) -> Result<Built> {
         })?;
         return Ok(Built { bin, version });
     }
-    Err(anyhow!(
-        "cargo: the build reported no binary named {package}"
-    ))
+    Err(anyhow!("cargo: the build reported no binary named {bin}"))
 }
 
 /// The version in a package id: `path+file:///p/crates/x#0.1.0`,

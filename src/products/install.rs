@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{cargo, revision};
@@ -323,7 +323,7 @@ fn build_with_cargo(
     let dir = cache.product_dir(name, &product.resolved_version());
     let _lock = InstallLock::acquire(&dir, interrupt)?;
     fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let step = cargo::build_command(cargo, source, package);
+    let step = cargo::build_command(cargo, source, package, package);
     let message = format!("building {name} with cargo in {} ...", source.display());
     let built = run_cargo(name, step, cargo, &dir, package, &message, interrupt)?;
     Ok(Installation {
@@ -371,6 +371,7 @@ fn build_revision(
         cargo,
         &revision::workspace_in(&revision, &workspace, &tree),
         package,
+        package,
     );
     // Its own target folder, kept: later runs of this commit start at once.
     step.env("CARGO_TARGET_DIR", dir.join("target"));
@@ -392,14 +393,36 @@ fn built_revision(dir: &Path) -> Option<PathBuf> {
     is_executable(&bin).then_some(bin)
 }
 
+/// Builds `bin`, another binary of cargo-built `product`'s package (the
+/// CPU rig beside rustpipe), from the working tree; returns its path.
+pub fn build_companion(
+    product: &Product,
+    bin: &str,
+    cache: &Cache,
+    interrupt: &Interrupt,
+) -> Result<cargo::Built> {
+    let name = &product.name;
+    let Install::Cargo { package, .. } = &product.install else {
+        bail!("{name} is not built with cargo, so it has no {bin}");
+    };
+    let (cargo, source) =
+        cargo_ready(product).map_err(|hint| anyhow!("{bin} cannot be built here: {hint}"))?;
+    let dir = cache.product_dir(name, &format!("{}-{bin}", product.resolved_version()));
+    let _lock = InstallLock::acquire(&dir, interrupt)?;
+    fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let step = cargo::build_command(&cargo, &source, package, bin);
+    let message = format!("building {bin} with cargo in {} ...", source.display());
+    run_cargo(name, step, &cargo, &dir, bin, &message, interrupt)
+}
+
 /// Runs the cargo build `step`, its log and messages kept in `dir`, and
-/// finds the binary of `package` it made.
+/// finds the binary `bin` it made.
 fn run_cargo(
     name: &str,
     mut step: Command,
     cargo: &Path,
     dir: &Path,
-    package: &str,
+    bin: &str,
     message: &str,
     interrupt: &Interrupt,
 ) -> Result<cargo::Built> {
@@ -420,7 +443,7 @@ fn run_cargo(
     }
     let text =
         fs::read_to_string(&messages).with_context(|| format!("reading {}", messages.display()))?;
-    cargo::built_binary(&text, package).with_context(|| format!("building {name}"))
+    cargo::built_binary(&text, bin).with_context(|| format!("building {name}"))
 }
 
 /// `mvn package` of the product's pom, building into `<dir>/build`.

@@ -17,7 +17,9 @@ use anyhow::{Context, Result};
 
 use crate::config::{ClientProfile, Delivery, Product};
 use crate::process::Supervised;
-pub use install::{availability, capability, ensure_installed, Availability, Installation};
+pub use install::{
+    availability, build_companion, capability, ensure_installed, Availability, Installation,
+};
 
 /// The settings of one run, as a product receives them.
 #[derive(Debug, Clone)]

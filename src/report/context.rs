@@ -348,11 +348,13 @@ fn flow_svg(suite: &Suite, workload: &Workload, lines: &[LineRuns<'_>]) -> Strin
             &workload.input.compression,
         ),
         &operators,
-        &topic(
-            "output topic",
-            workload.output.partitions,
-            &workload.output.compression,
-        ),
+        &match (workload.output_topic(), &workload.sink) {
+            (Some(output), _) => topic("output topic", output.partitions, &output.compression),
+            (None, sink) => FlowBox {
+                title: "ClickHouse table".to_string(),
+                detail: sink.as_ref().map_or(String::new(), |s| s.table.clone()),
+            },
+        },
         &modes.join(" / "),
     )
 }

@@ -43,7 +43,7 @@ use minijinja::Environment;
 use serde::Serialize;
 
 use crate::config::Suite;
-use crate::results::{read_results_file, RunRecord};
+use crate::results::{read_results_file, RunRecord, RIG_FILE};
 
 /// The folder the pages go to when `--out` is not given: `html/` inside the
 /// results folder, so pages never land outside the folder the runs wrote to.
@@ -74,7 +74,9 @@ pub fn load_results(dir: &Path, bad_lines: BadLines) -> Result<BTreeMap<String, 
         let path = entry
             .with_context(|| format!("reading {}", dir.display()))?
             .path();
-        if path.extension().and_then(|e| e.to_str()) == Some("jsonl") {
+        // The CPU rig's records are not run records; the Avro page reads them.
+        let is_rig = path.file_name().and_then(|n| n.to_str()) == Some(RIG_FILE);
+        if path.extension().and_then(|e| e.to_str()) == Some("jsonl") && !is_rig {
             paths.push(path);
         }
     }

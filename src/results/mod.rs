@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::{Deserialize, Serialize};
 
+use crate::analysis::interval::MedianInterval;
 use crate::broker::BrokerInfo;
-use crate::config::{ClientProfile, CommitIntervals, Delivery};
+use crate::config::{ClientProfile, CommitIntervals, Delivery, EtlConfig};
 use crate::gendata::GendataSummary;
 use crate::host::HostInfo;
 
@@ -43,6 +44,10 @@ pub struct RunRecord {
     pub line: String,
     pub version: String,
     pub workload: String,
+    /// The Avro pipeline's arm (avro-etl runs): decoder, insert format and
+    /// events per message, or the raw arm's payload.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub variant: Option<Variant>,
     pub delivery: Delivery,
     pub config: RunConfig,
     pub status: Status,
@@ -147,6 +152,9 @@ pub struct RunConfig {
     /// product started (rate, warm-up and window are then 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub drain_records: Option<u64>,
+    /// An ETL run's decoder, format and sink settings (bench.yaml `etl:`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub etl: Option<EtlConfig>,
 }
 
 impl RunConfig {
@@ -293,12 +301,17 @@ pub enum Better {
     Lower,
 }
 
-/// One figure with its unit and direction.
+/// One figure with its unit and direction; a figure of repetitions (the
+/// CPU rig's) is their median, with its 95 % confidence interval and n.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Metric {
     pub value: f64,
     pub unit: String,
     pub better: Better,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ci95: Option<[f64; 2]>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub n: Option<usize>,
 }
 
 impl Metric {
@@ -307,8 +320,131 @@ impl Metric {
             value,
             unit: unit.to_string(),
             better,
+            ci95: None,
+            n: None,
         }
     }
+
+    /// The median of repetitions, with its interval and n.
+    pub fn of_repetitions(summary: MedianInterval, unit: &str, better: Better) -> Metric {
+        Metric {
+            ci95: summary.ci95,
+            n: Some(summary.n),
+            ..Metric::new(summary.median, unit, better)
+        }
+    }
+}
+
+/// Which arm of the Avro pipeline a record measured.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Variant {
+    /// fast-borrowed, fast-owned, apache-owned, or none (the raw arm).
+    pub decoder: String,
+    /// The insert format: rowbinary or native; absent for a decode arm.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub format: Option<String>,
+    /// Events per Kafka message (batch datum): rows come out this many to a
+    /// message. Absent on the raw arm, which has `payload` instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub events: Option<u32>,
+    /// The raw arm: one row per message holding the message's bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub payload: Option<String>,
+    /// The CPU rig's stage: decode or pipeline.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stage: Option<String>,
+}
+
+/// The CPU rig's results file in a results folder: its records are
+/// [`RigRecord`]s, not run records.
+pub const RIG_FILE: &str = "cpu-rig.jsonl";
+
+/// One arm of one `suite rig cpu`: the run record's conventions (schema,
+/// ids, host, figures with unit and direction) without a broker, a delivery
+/// mode or a window, which the rig does not have.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct RigRecord {
+    pub schema: u32,
+    pub run_id: String,
+    /// The arms of one `suite rig cpu` share it.
+    pub batch_id: String,
+    /// RFC 3339, UTC.
+    pub started_at: String,
+    pub bench_version: u32,
+    pub host: HostInfo,
+    pub product: String,
+    pub version: String,
+    /// Always `cpu-rig`.
+    pub workload: String,
+    pub variant: Variant,
+    pub config: RigConfig,
+    pub metrics: BTreeMap<String, Metric>,
+    pub logs: PathBuf,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub suite_commit: Option<String>,
+}
+
+/// What a rig run replayed and how often.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RigConfig {
+    pub seed: u64,
+    /// Distinct datums in the replayed ring.
+    pub distinct_datums: usize,
+    pub warmup_datums: usize,
+    pub timed_datums: usize,
+    pub counted_datums: usize,
+    pub repetitions: usize,
+    pub block_rows: usize,
+    pub shards: usize,
+}
+
+/// Appends rig records to `dir`'s [`RIG_FILE`], each a line of its own.
+pub fn append_rig_records(dir: &Path, records: &[RigRecord]) -> Result<PathBuf> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let path = dir.join(RIG_FILE);
+    let mut text = String::new();
+    for record in records {
+        text.push_str(&serde_json::to_string(record)?);
+        text.push('\n');
+    }
+    let mut file = OpenOptions::new()
+        .create(true)
+        .read(true)
+        .append(true)
+        .open(&path)
+        .with_context(|| format!("opening {}", path.display()))?;
+    if ends_mid_line(&file).with_context(|| format!("reading {}", path.display()))? {
+        text.insert(0, '\n');
+    }
+    file.write_all(text.as_bytes())
+        .and_then(|()| file.sync_data())
+        .with_context(|| format!("appending to {}", path.display()))?;
+    Ok(path)
+}
+
+/// The rig records of `dir`, and the lines that are not rig records.
+pub fn read_rig_records(dir: &Path) -> Result<(Vec<RigRecord>, Vec<SkippedLine>)> {
+    let path = dir.join(RIG_FILE);
+    if !path.exists() {
+        return Ok((Vec::new(), Vec::new()));
+    }
+    let text =
+        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
+    let (mut records, mut skipped) = (Vec::new(), Vec::new());
+    for (i, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str(line) {
+            Ok(record) => records.push(record),
+            Err(err) => skipped.push(SkippedLine {
+                path: path.clone(),
+                line: i + 1,
+                reason: err.to_string(),
+            }),
+        }
+    }
+    Ok((records, skipped))
 }
 
 /// The JSONL file of `workload` in `dir`.
@@ -446,6 +582,7 @@ mod tests {
             line: "rustpipe-eos".into(),
             version: "0.1.0".into(),
             workload: "stateless".into(),
+            variant: None,
             delivery: Delivery::ExactlyOnce,
             config: RunConfig {
                 rate: 1,
@@ -460,6 +597,7 @@ mod tests {
                 sample_interval_ms: 1000,
                 input_partitions: 1,
                 drain_records: None,
+                etl: None,
             },
             status: Status::Ok,
             failure: None,

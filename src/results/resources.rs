@@ -48,6 +48,9 @@ pub struct Resources {
     pub broker: Option<ResourceSummary>,
     pub gendata: Option<ResourceSummary>,
     pub probe: Option<ResourceSummary>,
+    /// The local ClickHouse of an ETL run.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sink: Option<ResourceSummary>,
     pub host: Option<HostLoad>,
 }
 

@@ -174,6 +174,7 @@ mod tests {
             sample_interval_ms: 1000,
             input_partitions: 1,
             drain_records: None,
+            etl: None,
         }
     }
 

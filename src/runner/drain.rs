@@ -122,6 +122,7 @@ pub(super) fn measure(
         end_us,
         max_records: Some(records),
         summary: Some(gendata_file.clone()),
+        avro_events: None,
     };
     let mut gendata = spawn_helper("gendata", &plan.command_args(), log_dir, "")?;
     gendata.wait_exit(prefill_bound + Duration::from_secs(60), interrupt)?;

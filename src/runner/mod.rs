@@ -176,6 +176,7 @@ pub fn run_once(
         line: line.line.name.clone(),
         version: installation.version.clone(),
         workload: workload.name.clone(),
+        variant: None,
         delivery: line.line.delivery,
         config: config.clone(),
         status: Status::Ok,
@@ -313,6 +314,7 @@ fn measure(
         end_us: window_end_us,
         max_records: None,
         summary: Some(gendata_file.clone()),
+        avro_events: None,
     };
     let mut gendata = spawn_helper("gendata", &plan.command_args(), log_dir, "")?;
     let offsets = OffsetReader::for_group(bootstrap, &names.group)?;
@@ -438,28 +440,29 @@ fn measure(
     })
 }
 
-/// Creates the run's input, output and floor topics.
+/// Creates the run's input, output and floor topics (a sink workload has
+/// only its input).
 fn create_topics(bootstrap: &str, workload: &Workload, names: &RunNames) -> Result<()> {
-    admin::create_topics(
-        bootstrap,
-        &[
-            TopicRequest {
-                name: names.input.clone(),
-                partitions: workload.input.partitions,
-                compression: workload.input.compression.clone(),
-            },
+    let mut topics = vec![TopicRequest {
+        name: names.input.clone(),
+        partitions: workload.input.partitions,
+        compression: workload.input.compression.clone(),
+    }];
+    if let Some(output) = workload.output_topic() {
+        topics.extend([
             TopicRequest {
                 name: names.output.clone(),
-                partitions: workload.output.partitions,
-                compression: workload.output.compression.clone(),
+                partitions: output.partitions,
+                compression: output.compression.clone(),
             },
             TopicRequest {
                 name: names.floor.clone(),
                 partitions: 1,
                 compression: "producer".into(),
             },
-        ],
-    )
+        ]);
+    }
+    admin::create_topics(bootstrap, &topics)
 }
 
 /// The settings the product is started with.

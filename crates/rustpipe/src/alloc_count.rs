@@ -1,14 +1,17 @@
 //! A global allocator that counts allocations and bytes: the authority for
 //! the stage's claim that steady state allocates nothing per record. Only
-//! the tests and benches install it (`#[global_allocator]`); the pipeline
-//! itself runs on the system allocator.
+//! the tests, benches and the CPU rig install it (`#[global_allocator]`);
+//! the pipeline itself runs on the system allocator.
 
 use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 
 pub struct CountingAllocator {
     allocations: AtomicU64,
     bytes: AtomicU64,
+    /// Off while a benchmark times its work, so counting never slows what
+    /// is timed; on from the start.
+    counting: AtomicBool,
 }
 
 /// Allocations and bytes counted up to a moment.
@@ -34,6 +37,7 @@ impl CountingAllocator {
         CountingAllocator {
             allocations: AtomicU64::new(0),
             bytes: AtomicU64::new(0),
+            counting: AtomicBool::new(true),
         }
     }
 
@@ -44,7 +48,15 @@ impl CountingAllocator {
         }
     }
 
+    /// Turns counting on or off (it is on from the start).
+    pub fn set_counting(&self, on: bool) {
+        self.counting.store(on, Ordering::Relaxed);
+    }
+
     fn count(&self, size: usize) {
+        if !self.counting.load(Ordering::Relaxed) {
+            return;
+        }
         self.allocations.fetch_add(1, Ordering::Relaxed);
         self.bytes.fetch_add(size as u64, Ordering::Relaxed);
     }

@@ -9,9 +9,12 @@
 //! transaction (exactly-once) complete beside them.
 
 pub mod alloc_count;
+pub mod avro;
 pub mod chunk;
 pub mod delivery;
 pub mod pipeline;
+pub mod rig;
+pub mod rows;
 pub mod settings;
 pub mod shards;
 pub mod stage;
