@@ -12,7 +12,7 @@ use crate::cli::{
     BatchArgs, BrokerAction, Cli, ClickHouseAction, Command, CompareArgs, CpuRigArgs, ExportArgs,
     GendataArgs, InstallArgs, ProbeArgs, RegressArgs, ReportArgs, RigCommand, RunArgs, RunOptions,
 };
-use crate::clickhouse::{ClickHouseClient, LocalClickHouse};
+use crate::clickhouse::{ClickHouseClient, LocalClickHouse, SinkSession};
 use crate::clock::now_us;
 use crate::config::{
     ChaosPlan, Delivery, LineRef, LineSpec, Setting, Suite, Workload, MIN_WINDOW_SAMPLES,
@@ -558,6 +558,12 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
         });
     }
     let session = BrokerSession::open(&bench.broker, &cache, &interrupt)?;
+    // One ClickHouse for the batch, when its output lands there.
+    let sink = if workload.is_etl() {
+        Some(SinkSession::open(&bench.sink, &cache, &interrupt)?)
+    } else {
+        None
+    };
     let host = HostInfo::current();
     let batch_id = runner::new_run_id("batch");
     let ctx = RunContext {
@@ -565,6 +571,7 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
         cache: &cache,
         broker: &session.info,
         broker_pid: session.pid,
+        sink: sink.as_ref(),
         host: &host,
         interrupt: &interrupt,
         batch_id: batch_id.clone(),
@@ -586,11 +593,17 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
     let outcome = match run_batch(&ctx, &lines, workload, request.rounds, recorded) {
         Ok(outcome) => outcome,
         Err(err) if err.is::<Interrupted>() => {
+            if let Some(sink) = sink {
+                sink.close()?;
+            }
             session.close()?;
             return Err(err);
         }
         Err(err) => return Err(err),
     };
+    if let Some(sink) = sink {
+        sink.close()?;
+    }
     session.close()?;
     Ok(LinesOutcome {
         batch_id,

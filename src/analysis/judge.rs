@@ -5,6 +5,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::analysis::etl::SinkFigures;
 use crate::config::Tolerances;
 use crate::gendata::GendataSummary;
 use crate::probe::{ProbeSummary, PROBE_BEHIND_LIMIT_MS};
@@ -638,6 +639,159 @@ pub fn judge_drain(m: &DrainInputs<'_>) -> Judgement {
 
     j.regime = Some(Regime::Draining);
     j.series = Some(window::series(m.samples, m.ready_us, m.ticks_per_s));
+    j.resources = Some(resources);
+    j
+}
+
+/// Everything an ETL run's figures are judged from: a run whose output is
+/// a ClickHouse table, not a topic, so it has no probe.
+#[derive(Debug, Clone, Copy)]
+pub struct EtlInputs<'a> {
+    /// Samples from the first after start-up to the window's end.
+    pub samples: &'a [Sample],
+    pub window_start: usize,
+    pub offset_polls: &'a [OffsetRead],
+    pub window_start_us: i64,
+    pub ticks_per_s: f64,
+    pub config: &'a RunConfig,
+    pub gendata: &'a GendataSummary,
+    /// (count time, rows in the table) at the window's start and end.
+    pub table_rows: [(i64, u64); 2],
+    /// Events per message: rows/s is compared with messages/s through it.
+    pub events: u32,
+    /// The inserts acknowledged in the window; none when there were none.
+    pub sink: Option<&'a SinkFigures>,
+    pub verified: &'a Verified,
+    pub settle: Option<Settle>,
+    pub tolerances: &'a Tolerances,
+}
+
+/// An ETL run's regime (from the input's lag drift, as any run's), rows
+/// landed per second, the sink's figures, resources and verification.
+pub fn judge_etl(m: &EtlInputs<'_>) -> Judgement {
+    let mut j = Judgement::default();
+    let window = &m.samples[m.window_start.min(m.samples.len())..];
+    let window_s = m.config.window_s as f64;
+    let reads = window::offset_reads(window, m.offset_polls);
+    let Some(flow) = window::flow(&reads, window_s) else {
+        j.failure = Some(format!(
+            "the window held {} sample(s); at least 2 are needed to judge it",
+            window.len()
+        ));
+        return j;
+    };
+    let regime = classify(flow.drift, m.tolerances.lag_drift);
+    let resources = Resources {
+        product: window::summarize(window, m.ticks_per_s, |r| Some(&r.product)),
+        broker: window::summarize(window, m.ticks_per_s, |r| r.broker.as_ref()),
+        gendata: window::summarize(window, m.ticks_per_s, |r| Some(&r.gendata)),
+        probe: None,
+        sink: window::summarize(window, m.ticks_per_s, |r| r.sink.as_ref()),
+        host: window::host_load(window),
+    };
+    if m.config.rate > 0 && m.gendata.behind_p99_ms > m.tolerances.generator_behind_ms {
+        j.flags.push(flag::GENERATOR_BEHIND);
+    }
+    if resources
+        .host
+        .as_ref()
+        .is_some_and(|h| h.busy_avg_pct > m.tolerances.host_busy_pct)
+    {
+        j.flags.push(flag::HOST_SATURATED);
+    }
+    if flow.coarse_commits {
+        j.flags.push(flag::COARSE_COMMITS);
+    }
+    if m.gendata.delivery_errors > 0 {
+        j.failure = Some(format!(
+            "gendata: {} records were not delivered to the input topic",
+            m.gendata.delivery_errors
+        ));
+    }
+    j.put(
+        "offered_per_s",
+        m.gendata.window_records as f64 / window_s,
+        RATE,
+        Better::Higher,
+    );
+    j.put("consumed_per_s", flow.consumed_per_s, RATE, Better::Higher);
+    j.put("lag_drift", flow.drift, "ratio", Better::Lower);
+    let [(start_us, start_rows), (end_us, end_rows)] = m.table_rows;
+    let counted_s = (end_us - start_us) as f64 / 1e6;
+    if counted_s > 0.0 {
+        j.put(
+            "rows_per_s",
+            end_rows.saturating_sub(start_rows) as f64 / counted_s,
+            "rows/s",
+            Better::Higher,
+        );
+    }
+    j.put(
+        "events_per_message",
+        f64::from(m.events),
+        "events",
+        Better::Higher,
+    );
+    match m.sink {
+        Some(sink) => {
+            j.put("sink_flush_p50_ms", sink.flush_p50_ms, "ms", Better::Lower);
+            j.put("sink_flush_p99_ms", sink.flush_p99_ms, "ms", Better::Lower);
+            j.put("row_e2e_p50_ms", sink.row_e2e_p50_ms, "ms", Better::Lower);
+            j.put("row_e2e_p99_ms", sink.row_e2e_p99_ms, "ms", Better::Lower);
+            j.put(
+                "backpressure_pauses",
+                sink.pauses as f64,
+                "pauses",
+                Better::Lower,
+            );
+            j.put(
+                "sink_inserts",
+                sink.inserts as f64,
+                "inserts",
+                Better::Higher,
+            );
+        }
+        None => {
+            let why = "no insert was acknowledged in the window";
+            for name in [
+                "sink_flush_p50_ms",
+                "sink_flush_p99_ms",
+                "row_e2e_p50_ms",
+                "row_e2e_p99_ms",
+                "backpressure_pauses",
+            ] {
+                j.not_applies(name, why);
+            }
+            j.failure.get_or_insert_with(|| why.to_string());
+        }
+    }
+    match m.settle {
+        Some(settle) if settle.reached_end => j.put("settle_s", settle.seconds, "s", Better::Lower),
+        Some(settle) => j.not_applies(
+            "settle_s",
+            &format!(
+                "the product had not finished its input when the settle phase ended after {:.0} s",
+                settle.seconds
+            ),
+        ),
+        None => j.not_applies("settle_s", "the product was down at the window's end"),
+    }
+    match &resources.product {
+        Some(p) => put_efficiency(&mut j, p, flow.consumed_per_s),
+        None => j.not_applies("cpu_avg_pct", "the product's tree could not be sampled"),
+    }
+    if let Some(sink) = &resources.sink {
+        j.put(
+            "sink_cpu_avg_pct",
+            sink.cpu_avg_pct,
+            "% of one core",
+            Better::Lower,
+        );
+        j.put("sink_mem_avg_mb", sink.mem_avg_mb, "MB", Better::Lower);
+    }
+    put_verification(&mut j, m.verified);
+    j.regime = Some(regime);
+    j.series = Some(window::series(m.samples, m.window_start_us, m.ticks_per_s));
     j.resources = Some(resources);
     j
 }

@@ -3,6 +3,7 @@
 //! judgement that turns them into a record's figures and flags. No I/O here,
 //! so all of it is unit-tested.
 
+pub mod etl;
 pub mod interval;
 pub mod judge;
 pub mod paired;

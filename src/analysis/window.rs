@@ -28,6 +28,8 @@ pub struct Sample {
     pub broker: Option<TreeReading>,
     pub gendata: TreeReading,
     pub probe: TreeReading,
+    /// The local ClickHouse's tree, on an ETL run.
+    pub sink: Option<TreeReading>,
     /// The host's busy and total CPU ticks.
     pub host: Option<(u64, u64)>,
 }
@@ -359,6 +361,7 @@ pub(crate) mod tests {
             broker: None,
             gendata: reading(0, 1, MemoryInstrument::Pss),
             probe: reading(0, 1, MemoryInstrument::Pss),
+            sink: None,
             host: Some(((at_s * 100.0) as u64, (at_s * 200.0) as u64)),
         }
     }

@@ -49,8 +49,7 @@ pub struct Bench {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EtlConfig {
-    /// fast-borrowed, fast-owned or apache-owned: the Avro decoder; none:
-    /// the raw arm, one row per message holding its bytes.
+    /// fast-borrowed, fast-owned or apache-owned: the Avro decoder.
     pub decoder: EtlDecoder,
     /// The insert format: rowbinary or native.
     pub format: InsertFormat,
@@ -84,8 +83,6 @@ pub enum EtlDecoder {
     FastBorrowed,
     FastOwned,
     ApacheOwned,
-    /// The raw arm: no decoding, one row per message.
-    None,
 }
 
 impl EtlDecoder {
@@ -94,7 +91,6 @@ impl EtlDecoder {
             EtlDecoder::FastBorrowed => "fast-borrowed",
             EtlDecoder::FastOwned => "fast-owned",
             EtlDecoder::ApacheOwned => "apache-owned",
-            EtlDecoder::None => "none",
         }
     }
 }

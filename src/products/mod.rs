@@ -15,7 +15,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result};
 
-use crate::config::{ClientProfile, Delivery, Product};
+use crate::config::{ClientProfile, Delivery, EtlConfig, Product};
 use crate::process::Supervised;
 pub use install::{
     availability, build_companion, capability, ensure_installed, Availability, Installation,
@@ -35,6 +35,23 @@ pub struct LaunchSettings {
     pub parallelism: u32,
     pub workload: String,
     pub client: ClientProfile,
+    /// An ETL workload's sink and arm.
+    pub etl: Option<EtlLaunch>,
+}
+
+/// Where an ETL run's rows go and how they are made, for BENCH_SINK_* and
+/// BENCH_ETL_*.
+#[derive(Debug, Clone)]
+pub struct EtlLaunch {
+    pub sink_url: String,
+    pub sink_user: Option<String>,
+    pub sink_password: Option<String>,
+    /// The run's own database, and its table.
+    pub database: String,
+    pub table: String,
+    /// Where the product logs each acknowledged insert, one JSON line each.
+    pub insert_log: std::path::PathBuf,
+    pub config: EtlConfig,
 }
 
 impl LaunchSettings {
@@ -56,6 +73,30 @@ impl LaunchSettings {
             ("BENCH_SETTINGS", serde_json::to_string(&product.settings)?),
         ]);
         environment.extend(self.client.environment());
+        if let Some(etl) = &self.etl {
+            let c = &etl.config;
+            environment.extend([
+                ("BENCH_SINK_URL", etl.sink_url.clone()),
+                ("BENCH_SINK_DATABASE", etl.database.clone()),
+                ("BENCH_SINK_TABLE", etl.table.clone()),
+                (
+                    "BENCH_SINK_INSERT_LOG",
+                    etl.insert_log.to_string_lossy().into_owned(),
+                ),
+                ("BENCH_ETL_DECODER", c.decoder.as_str().to_string()),
+                ("BENCH_ETL_FORMAT", c.format.as_str().to_string()),
+                ("BENCH_ETL_EVENTS", c.events.to_string()),
+                ("BENCH_ETL_BLOCK_ROWS", c.block_rows.to_string()),
+                ("BENCH_ETL_FLUSH_MS", c.flush_ms.to_string()),
+                ("BENCH_ETL_MAX_IN_FLIGHT", c.max_in_flight.to_string()),
+            ]);
+            if let Some(user) = &etl.sink_user {
+                environment.insert("BENCH_SINK_USER", user.clone());
+            }
+            if let Some(password) = &etl.sink_password {
+                environment.insert("BENCH_SINK_PASSWORD", password.clone());
+            }
+        }
         Ok(environment)
     }
 }

@@ -158,6 +158,7 @@ pub(super) fn measure(
             broker: ctx.broker_pid.map(|p| p as i32),
             gendata: None,
             probe: None,
+            sink: None,
         },
         grid,
     );

@@ -10,6 +10,7 @@
 pub mod batch;
 pub mod chaos;
 mod drain;
+mod etl;
 pub mod monitor;
 mod progress;
 mod summary;
@@ -28,6 +29,7 @@ use crate::analysis::window::{OffsetRead, Sample};
 use crate::broker::admin::{self, OffsetReader, TopicRequest};
 use crate::broker::BrokerInfo;
 use crate::cache::Cache;
+use crate::clickhouse::SinkSession;
 use crate::clock::{now_us, sleep_until_us};
 use crate::config::{Bench, ChaosPlan, LineRef, Workload};
 use crate::gendata::schedule::Schedule;
@@ -58,6 +60,8 @@ pub struct RunContext<'a> {
     pub broker: &'a BrokerInfo,
     /// The local broker's pid, sampled as part of the harness.
     pub broker_pid: Option<u32>,
+    /// The ClickHouse of an ETL workload's batch.
+    pub sink: Option<&'a SinkSession>,
     pub host: &'a HostInfo,
     pub interrupt: &'a Interrupt,
     pub batch_id: String,
@@ -196,6 +200,9 @@ pub fn run_once(
         suite_commit: ctx.suite_commit.clone(),
     };
     let names = RunNames::for_run(&run_id);
+    if let Some(etl) = &config.etl {
+        record.variant = Some(etl::variant(etl));
+    }
     let outcome = match config.drain_records {
         Some(records) => drain::measure(
             ctx,
@@ -208,6 +215,9 @@ pub fn run_once(
             &log_dir,
         )
         .map(|drained| drained.judged(ctx, config)),
+        None if workload.is_etl() => {
+            etl::measure(ctx, line, installation, workload, config, &names, &log_dir)
+        }
         None => measure(ctx, line, installation, workload, config, &names, &log_dir)
             .map(|measured| measured.judged(ctx, config)),
     };
@@ -331,6 +341,7 @@ fn measure(
             broker: ctx.broker_pid.map(|p| p as i32),
             gendata: Some(gendata.pgid() as i32),
             probe: Some(probe.pgid() as i32),
+            sink: None,
         },
         grid,
     );
@@ -484,6 +495,7 @@ fn launch_settings(
         parallelism: config.parallelism,
         workload: workload.name.clone(),
         client: config.client.clone(),
+        etl: None,
     }
 }
 

@@ -20,6 +20,8 @@ pub struct Watched {
     /// None when the helper does not run (a drain run's pre-fill is over).
     pub gendata: Option<i32>,
     pub probe: Option<i32>,
+    /// The local ClickHouse of an ETL run.
+    pub sink: Option<i32>,
 }
 
 /// Samples a run's product, harness and host.
@@ -122,6 +124,7 @@ impl<'a> Monitor<'a> {
         let broker = self.watched.broker.map(tree);
         let gendata = helper(self.watched.gendata);
         let probe = helper(self.watched.probe);
+        let sink = self.watched.sink.map(tree);
         // The extra topics are summed only at the window's bounds and belong
         // to no instant of the sample; their read is not timed with it.
         let extra_high = if with_extra {
@@ -145,6 +148,7 @@ impl<'a> Monitor<'a> {
             broker,
             gendata,
             probe,
+            sink,
             host,
         });
         Ok(())

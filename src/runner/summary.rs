@@ -3,13 +3,19 @@
 use crate::results::{RunRecord, SanityVerdict, Status, VerificationVerdict};
 
 /// The figures shown, in order, with their labels.
-const SHOWN: [(&str, &str); 18] = [
+const SHOWN: [(&str, &str); 24] = [
     ("drain_capacity_per_s", "drain capacity"),
     ("drain_s", "drain time"),
     ("offered_per_s", "offered/s"),
     ("consumed_per_s", "consumed/s"),
     ("output_per_s", "output/s"),
     ("lag_drift", "lag drift"),
+    ("rows_per_s", "rows landed/s"),
+    ("sink_flush_p50_ms", "sink flush p50"),
+    ("sink_flush_p99_ms", "sink flush p99"),
+    ("row_e2e_p50_ms", "row e2e p50"),
+    ("row_e2e_p99_ms", "row e2e p99"),
+    ("backpressure_pauses", "sink pauses"),
     ("latency_p50_ms", "latency p50"),
     ("latency_p99_ms", "latency p99"),
     ("latency_p999_ms", "latency p99.9"),
@@ -30,6 +36,16 @@ pub fn format_summary(record: &RunRecord) -> String {
         "{} · {} · {} · run {}\n",
         record.line, record.workload, record.delivery, record.run_id
     );
+    if let Some(variant) = &record.variant {
+        let format = variant.format.as_deref().unwrap_or("-");
+        let events = variant
+            .events
+            .map_or(String::new(), |e| format!(" · {e} events/message"));
+        out.push_str(&format!(
+            "  {:<14} {} · {format}{events}\n",
+            "arm", variant.decoder
+        ));
+    }
     if let Some(regime) = record.regime {
         out.push_str(&format!("  {:<14} {:>12}\n", "regime", regime.as_str()));
     }

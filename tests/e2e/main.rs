@@ -6,6 +6,7 @@
 mod bad_input;
 mod batches;
 mod drain;
+mod etl;
 mod products;
 mod runs;
 mod support;
@@ -24,6 +25,7 @@ fn main() {
     trials.extend(verification::trials());
     trials.extend(products::trials());
     trials.extend(drain::trials());
+    trials.extend(etl::trials());
     let needs_broker = !args.list;
     let broker = needs_broker.then(support::BrokerGuard::start);
     let conclusion = libtest_mimic::run(&args, trials);

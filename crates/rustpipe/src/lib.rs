@@ -12,6 +12,7 @@ pub mod alloc_count;
 pub mod avro;
 pub mod chunk;
 pub mod delivery;
+pub mod etl;
 pub mod pipeline;
 pub mod rig;
 pub mod rows;

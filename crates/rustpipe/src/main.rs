@@ -5,6 +5,7 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 
 use anyhow::Result;
+use rustpipe::etl::{self, EtlSettings};
 use rustpipe::{pipeline, settings::PipelineSettings};
 
 fn main() {
@@ -20,5 +21,10 @@ fn run_from_env() -> Result<()> {
     for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
         signal_hook::flag::register(signal, stop.clone())?;
     }
-    pipeline::run(&settings, &stop)
+    // A workload with a ClickHouse sink (avro-etl) gets its sink's address.
+    if std::env::var_os("BENCH_SINK_URL").is_some() {
+        etl::run(&settings, &EtlSettings::from_env()?, &stop)
+    } else {
+        pipeline::run(&settings, &stop)
+    }
 }

@@ -1,0 +1,426 @@
+//! An ETL run's own figures and checks, from what the product logged for
+//! each insert and from the rows read back out of ClickHouse.
+//!
+//! The workload's filter is the suite's own statement of it (health checks
+//! are dropped), so a product's filter is checked, not trusted.
+
+use base64::Engine;
+use hdrhistogram::serialization::Deserializer;
+use hdrhistogram::Histogram;
+use serde::Deserialize;
+
+use crate::clickhouse::client::EventRow;
+use crate::config::Delivery;
+use crate::gendata::schedule::Schedule;
+use crate::gendata::Event;
+use crate::results::{Verification, VerificationVerdict};
+
+/// Whether the avro-etl workload makes a row of `event`.
+pub fn keeps(event: &Event) -> bool {
+    event.endpoint != "/health"
+}
+
+/// One acknowledged insert, as the product logs it (BENCH_SINK_INSERT_LOG).
+#[derive(Debug, Clone, Deserialize)]
+pub struct InsertAck {
+    /// When ClickHouse acknowledged it, epoch microseconds.
+    pub ack_us: i64,
+    /// From the insert's first byte sent to its acknowledgement.
+    pub flush_us: u64,
+    pub rows: u64,
+    /// Backpressure pauses so far.
+    pub pauses: u64,
+    /// The rows' end-to-end latency in µs, HdrHistogram V2 + deflate, base64.
+    pub latency: String,
+}
+
+/// The sink's figures over the inserts acknowledged in a window.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SinkFigures {
+    pub inserts: u64,
+    pub rows: u64,
+    pub flush_p50_ms: f64,
+    pub flush_p99_ms: f64,
+    pub row_e2e_p50_ms: f64,
+    pub row_e2e_p99_ms: f64,
+    /// Pauses that began after the last acknowledgement before the window
+    /// and by the last one in it.
+    pub pauses: u64,
+}
+
+fn histogram() -> Histogram<u64> {
+    // 1 µs .. 1 h, 3 significant digits: the product's own bounds.
+    Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid histogram bounds")
+}
+
+/// The figures of the inserts acknowledged in `[start_us, end_us)`; `None`
+/// when there were none, or a latency histogram does not decode.
+pub fn sink_figures(acks: &[InsertAck], start_us: i64, end_us: i64) -> Option<SinkFigures> {
+    let in_window: Vec<&InsertAck> = acks
+        .iter()
+        .filter(|a| a.ack_us >= start_us && a.ack_us < end_us)
+        .collect();
+    if in_window.is_empty() {
+        return None;
+    }
+    let mut flush = histogram();
+    let mut latency = histogram();
+    for ack in &in_window {
+        flush.saturating_record(ack.flush_us.max(1));
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(&ack.latency)
+            .ok()?;
+        let rows: Histogram<u64> = Deserializer::new().deserialize(&mut &bytes[..]).ok()?;
+        latency.add(rows).ok()?;
+    }
+    let before = acks
+        .iter()
+        .filter(|a| a.ack_us < start_us)
+        .map(|a| a.pauses)
+        .max()
+        .unwrap_or(0);
+    let by_end = in_window.iter().map(|a| a.pauses).max().unwrap_or(0);
+    let ms = |h: &Histogram<u64>, q: f64| h.value_at_quantile(q) as f64 / 1000.0;
+    Some(SinkFigures {
+        inserts: in_window.len() as u64,
+        rows: in_window.iter().map(|a| a.rows).sum(),
+        flush_p50_ms: ms(&flush, 0.5),
+        flush_p99_ms: ms(&flush, 0.99),
+        row_e2e_p50_ms: ms(&latency, 0.5),
+        row_e2e_p99_ms: ms(&latency, 0.99),
+        pauses: by_end.saturating_sub(before),
+    })
+}
+
+/// What the table should hold: gendata's messages, their events, and the
+/// filter.
+#[derive(Debug, Clone)]
+pub struct TableExpectation {
+    pub seed: u64,
+    /// Events per message.
+    pub events: u32,
+    /// Messages gendata wrote.
+    pub messages: u64,
+    /// Messages the product committed, summed over the partitions.
+    pub committed: u64,
+    /// The schedule's slots stamp the events; none when unpaced.
+    pub schedule: Option<Schedule>,
+    pub delivery: Delivery,
+}
+
+/// Reads a table's rows one at a time against the expectation.
+pub struct TableVerifier {
+    expectation: TableExpectation,
+    seen: Vec<u64>,
+    rows: u64,
+    duplicated: u64,
+    unexpected: u64,
+    corrupted: u64,
+}
+
+impl TableVerifier {
+    pub fn new(expectation: TableExpectation) -> TableVerifier {
+        let events = expectation.messages * u64::from(expectation.events);
+        TableVerifier {
+            seen: vec![0; events.div_ceil(64) as usize],
+            expectation,
+            rows: 0,
+            duplicated: 0,
+            unexpected: 0,
+            corrupted: 0,
+        }
+    }
+
+    fn total_events(&self) -> u64 {
+        self.expectation.messages * u64::from(self.expectation.events)
+    }
+
+    /// The event row `seq` should be: its message's slot when paced, else
+    /// the time the row carries (an unpaced run's send time is not known).
+    fn expected(&self, seq: u64, row_ts_us: i64) -> Event {
+        let ts_us = match &self.expectation.schedule {
+            Some(schedule) => schedule.slot_us(seq / u64::from(self.expectation.events)),
+            None => row_ts_us,
+        };
+        Event::generate(self.expectation.seed, seq, ts_us)
+    }
+
+    /// Checks one row.
+    pub fn check(&mut self, row: &EventRow) {
+        self.rows += 1;
+        if row.seq >= self.total_events() {
+            self.unexpected += 1;
+            return;
+        }
+        let expected = self.expected(row.seq, row.ts_us);
+        if !keeps(&expected) {
+            self.unexpected += 1;
+            return;
+        }
+        let (word, bit) = ((row.seq / 64) as usize, 1u64 << (row.seq % 64));
+        if self.seen[word] & bit != 0 {
+            self.duplicated += 1;
+            return;
+        }
+        self.seen[word] |= bit;
+        if !matches(row, &expected) {
+            self.corrupted += 1;
+        }
+    }
+
+    /// The verification, once every row was checked. `table_count` and
+    /// `table_duplicated` are ClickHouse's own count() and count of seqs
+    /// present more than once, as a cross-check of the read.
+    pub fn finish(self, table_count: u64, table_duplicated: u64) -> Verification {
+        let e = &self.expectation;
+        let mut expected = 0u64;
+        let mut missing = 0u64;
+        for seq in 0..self.total_events() {
+            let seen = self.seen[(seq / 64) as usize] & (1 << (seq % 64)) != 0;
+            if seen {
+                expected += 1;
+            } else if keeps(&Event::generate(e.seed, seq, 0)) {
+                expected += 1;
+                missing += 1;
+            }
+        }
+        let complete = e.committed >= e.messages;
+        let read_agrees = table_count == self.rows;
+        let verdict = if self.unexpected > 0
+            || self.corrupted > 0
+            || !read_agrees
+            || (complete && missing > 0)
+            || (e.delivery == Delivery::ExactlyOnce && self.duplicated > 0)
+        {
+            VerificationVerdict::Failed
+        } else if !complete {
+            VerificationVerdict::Incomplete
+        } else {
+            VerificationVerdict::Passed
+        };
+        let message = match verdict {
+            VerificationVerdict::Passed => format!(
+                "{expected} rows owed for {} messages, all in the table once or more ({} duplicated)",
+                e.messages, self.duplicated
+            ),
+            VerificationVerdict::Incomplete => format!(
+                "the product committed {} of {} messages: {missing} rows not in the table were not owed yet",
+                e.committed, e.messages
+            ),
+            VerificationVerdict::Failed if !read_agrees => format!(
+                "the table counts {table_count} rows but {} were read back",
+                self.rows
+            ),
+            VerificationVerdict::Failed => format!(
+                "{missing} missing, {} unexpected, {} corrupted, {} duplicated rows \
+                 ({table_duplicated} seqs more than once in the table)",
+                self.unexpected, self.corrupted, self.duplicated
+            ),
+        };
+        Verification {
+            committed_offset: e.committed,
+            input_records: e.messages,
+            expected,
+            output_records: self.rows,
+            missing,
+            duplicated: self.duplicated,
+            unexpected: self.unexpected,
+            corrupted: self.corrupted,
+            beyond_commit: 0,
+            out_of_order: 0,
+            verdict,
+            message,
+        }
+    }
+}
+
+/// Whether a row holds every field of `event`, `ts` its whole second.
+fn matches(row: &EventRow, event: &Event) -> bool {
+    row.event_id == event.event_id
+        && i64::from(row.ts) == event.ts_us.max(0) / 1_000_000
+        && row.ts_us == event.ts_us
+        && row.tenant == event.tenant
+        && row.region == event.region
+        && row.zone == event.zone
+        && row.service == event.service
+        && row.endpoint == event.endpoint
+        && row.method == event.method
+        && row.status == event.status
+        && row.latency_ms == event.latency_ms
+        && row.sla_ms == event.sla_ms
+        && row.bytes == event.bytes
+        && row.user_id == event.user_id
+        && row.session_id == event.session_id
+        && row.device == event.device
+        && row.os == event.os
+        && row.app_version == event.app_version
+        && row.trace_id == event.trace_id
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
+
+    const START: i64 = 1_700_000_000_000_000;
+
+    fn row_of(event: &Event) -> EventRow {
+        EventRow {
+            seq: event.seq,
+            event_id: event.event_id.clone(),
+            ts: (event.ts_us / 1_000_000) as u32,
+            ts_us: event.ts_us,
+            tenant: event.tenant.clone(),
+            region: event.region.into(),
+            zone: event.zone.clone(),
+            service: event.service.into(),
+            endpoint: event.endpoint.into(),
+            method: event.method.into(),
+            status: event.status,
+            latency_ms: event.latency_ms,
+            sla_ms: event.sla_ms,
+            bytes: event.bytes,
+            user_id: event.user_id.clone(),
+            session_id: event.session_id.clone(),
+            device: event.device.into(),
+            os: event.os.into(),
+            app_version: event.app_version.into(),
+            trace_id: event.trace_id.clone(),
+        }
+    }
+
+    fn expectation(messages: u64, committed: u64) -> TableExpectation {
+        TableExpectation {
+            seed: 42,
+            events: 5,
+            messages,
+            committed,
+            schedule: Some(Schedule::new(START, 100)),
+            delivery: Delivery::AtLeastOnce,
+        }
+    }
+
+    /// The rows a correct product writes for `messages` messages.
+    fn correct_rows(messages: u64) -> Vec<EventRow> {
+        let schedule = Schedule::new(START, 100);
+        (0..messages * 5)
+            .map(|seq| Event::generate(42, seq, schedule.slot_us(seq / 5)))
+            .filter(keeps)
+            .map(|e| row_of(&e))
+            .collect()
+    }
+
+    fn verify(rows: &[EventRow], messages: u64, committed: u64) -> Verification {
+        let mut verifier = TableVerifier::new(expectation(messages, committed));
+        rows.iter().for_each(|r| verifier.check(r));
+        verifier.finish(rows.len() as u64, 0)
+    }
+
+    #[test]
+    fn a_correct_table_passes_with_the_filters_count() {
+        let rows = correct_rows(200);
+        assert!(rows.len() < 1000 && rows.len() > 800, "{}", rows.len());
+        let v = verify(&rows, 200, 200);
+        assert_eq!(v.verdict, VerificationVerdict::Passed, "{}", v.message);
+        assert_eq!(v.expected, rows.len() as u64);
+        assert_eq!(
+            (v.missing, v.duplicated, v.unexpected, v.corrupted),
+            (0, 0, 0, 0)
+        );
+    }
+
+    #[test]
+    fn lost_repeated_changed_and_filtered_rows_are_each_counted() {
+        let mut rows = correct_rows(200);
+        rows.remove(10);
+        rows.remove(20);
+        rows.push(rows[5].clone());
+        rows[7].latency_ms += 1;
+        rows[8].ts_us += 1_000_000;
+        let health = (0..1000)
+            .map(|seq| Event::generate(42, seq, Schedule::new(START, 100).slot_us(seq / 5)))
+            .find(|e| !keeps(e))
+            .unwrap();
+        rows.push(row_of(&health));
+        let v = verify(&rows, 200, 200);
+        assert_eq!(v.verdict, VerificationVerdict::Failed);
+        assert_eq!(
+            (v.missing, v.duplicated, v.unexpected, v.corrupted),
+            (2, 1, 1, 2)
+        );
+    }
+
+    #[test]
+    fn repeats_alone_pass_at_least_once_and_fail_exactly_once() {
+        let mut rows = correct_rows(50);
+        rows.push(rows[0].clone());
+        assert_eq!(verify(&rows, 50, 50).verdict, VerificationVerdict::Passed);
+        let mut verifier = TableVerifier::new(TableExpectation {
+            delivery: Delivery::ExactlyOnce,
+            ..expectation(50, 50)
+        });
+        rows.iter().for_each(|r| verifier.check(r));
+        assert_eq!(
+            verifier.finish(rows.len() as u64, 1).verdict,
+            VerificationVerdict::Failed
+        );
+    }
+
+    #[test]
+    fn uncommitted_messages_make_it_incomplete_not_failed() {
+        let rows = correct_rows(100);
+        let v = verify(&rows, 120, 100);
+        assert_eq!(v.verdict, VerificationVerdict::Incomplete, "{}", v.message);
+        assert!(v.missing > 0);
+    }
+
+    #[test]
+    fn a_read_that_disagrees_with_the_tables_count_fails() {
+        let rows = correct_rows(20);
+        let mut verifier = TableVerifier::new(expectation(20, 20));
+        rows.iter().for_each(|r| verifier.check(r));
+        let v = verifier.finish(rows.len() as u64 + 1, 0);
+        assert_eq!(v.verdict, VerificationVerdict::Failed);
+        assert!(v.message.contains("counts"), "{}", v.message);
+    }
+
+    fn ack(ack_us: i64, flush_us: u64, pauses: u64, latencies_us: &[u64]) -> InsertAck {
+        let mut h = histogram();
+        latencies_us.iter().for_each(|&l| h.record(l).unwrap());
+        let mut bytes = Vec::new();
+        V2DeflateSerializer::new()
+            .serialize(&h, &mut bytes)
+            .unwrap();
+        InsertAck {
+            ack_us,
+            flush_us,
+            rows: latencies_us.len() as u64,
+            pauses,
+            latency: base64::engine::general_purpose::STANDARD.encode(bytes),
+        }
+    }
+
+    #[test]
+    fn only_the_windows_inserts_count() {
+        let acks = [
+            ack(900, 50_000, 3, &[999_000]),
+            ack(1_000, 20_000, 3, &[10_000, 12_000]),
+            ack(1_500, 30_000, 5, &[20_000, 22_000]),
+            ack(2_000, 90_000, 9, &[500_000]),
+        ];
+        let f = sink_figures(&acks, 1_000, 2_000).unwrap();
+        assert_eq!((f.inserts, f.rows, f.pauses), (2, 4, 2));
+        assert!((f.flush_p99_ms - 30.0).abs() < 0.1, "{}", f.flush_p99_ms);
+        assert!(
+            (f.row_e2e_p99_ms - 22.0).abs() < 0.1,
+            "{}",
+            f.row_e2e_p99_ms
+        );
+        assert!(
+            (f.row_e2e_p50_ms - 12.0).abs() < 0.1,
+            "{}",
+            f.row_e2e_p50_ms
+        );
+        assert_eq!(sink_figures(&acks, 3_000, 4_000), None);
+    }
+}
