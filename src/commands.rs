@@ -641,6 +641,7 @@ fn compare(suite: &Suite, args: CompareArgs) -> Result<i32> {
             client: bench.client,
             parallelism: bench.run.parallelism,
             input_partitions: workload.input.partitions,
+            etl: workload.is_etl().then(|| bench.etl.clone()),
             bench_version: suite.bench.bench_version,
             host: &host,
         })

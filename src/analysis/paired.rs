@@ -6,7 +6,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::{spread, Spread};
-use crate::config::{ClientProfile, CommitIntervals};
+use crate::config::{ClientProfile, CommitIntervals, EtlConfig};
 use crate::host::HostInfo;
 use crate::results::{flag, Better, Metric, RunRecord, Status};
 
@@ -20,6 +20,8 @@ pub struct BenchPoint<'a> {
     pub client: ClientProfile,
     pub parallelism: u32,
     pub input_partitions: i32,
+    /// An ETL workload's arm and sink settings; none on any other.
+    pub etl: Option<EtlConfig>,
     pub bench_version: u32,
     pub host: &'a HostInfo,
 }
@@ -35,6 +37,7 @@ impl BenchPoint<'_> {
             && c.client == self.client
             && c.parallelism == self.parallelism
             && c.input_partitions == self.input_partitions
+            && c.etl == self.etl
             && record.bench_version == self.bench_version
             && record.host.same_host(self.host)
     }
@@ -528,6 +531,7 @@ mod tests {
             client: ClientProfile::before_profiles(),
             parallelism: 1,
             input_partitions: 1,
+            etl: None,
             bench_version: 2,
             host,
         }

@@ -36,8 +36,7 @@ pub(super) fn variant(etl: &EtlConfig) -> Variant {
     Variant {
         decoder: etl.decoder.as_str().to_string(),
         format: Some(etl.format.as_str().to_string()),
-        events: Some(etl.events),
-        payload: None,
+        events: etl.events,
         stage: None,
     }
 }

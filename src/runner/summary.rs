@@ -38,12 +38,9 @@ pub fn format_summary(record: &RunRecord) -> String {
     );
     if let Some(variant) = &record.variant {
         let format = variant.format.as_deref().unwrap_or("-");
-        let events = variant
-            .events
-            .map_or(String::new(), |e| format!(" · {e} events/message"));
         out.push_str(&format!(
-            "  {:<14} {} · {format}{events}\n",
-            "arm", variant.decoder
+            "  {:<14} {} · {format} · {} events/message\n",
+            "arm", variant.decoder, variant.events
         ));
     }
     if let Some(regime) = record.regime {

@@ -103,7 +103,7 @@ fn avro_etl_lands_every_row_verified_in_the_local_clickhouse() -> Result<(), Str
         variant.decoder.as_str(),
         variant.format.as_deref(),
         variant.events,
-    ) != ("fast-borrowed", Some("rowbinary"), Some(20))
+    ) != ("fast-borrowed", Some("rowbinary"), 20)
     {
         return Err(format!("bench.yaml's arm expected, got {variant:?}"));
     }
