@@ -3,7 +3,9 @@
 //! exactly-once / at-least-once pair, a failed run, a run with an injected
 //! crash, a sanity warning, a line no product describes, and an empty folder;
 //! three bench points (20,000/s, 1,000/s, and another window), a two-line
-//! batch at 1,000/s and a pair measured only at different points.
+//! batch at 1,000/s and a pair measured only at different points. For the
+//! Avro pipeline page: a CPU rig batch of nine arms, and avro-etl runs of
+//! three Avro arms (two repeated) and a failed arm.
 
 use std::path::PathBuf;
 
@@ -20,12 +22,19 @@ fn suite() -> Suite {
 
 #[test]
 fn pages_show_every_kind_of_run() {
-    let results = report::load_results(&fixture().join("results"), BadLines::Fail).unwrap();
-    let pages = report::render_site(&suite(), &results).unwrap();
+    let pages = fixture_pages();
     let names: Vec<&str> = pages.iter().map(|(n, _)| n.as_str()).collect();
-    assert_eq!(names, ["index.html", "stateless.html"]);
+    assert_eq!(
+        names,
+        [
+            "index.html",
+            "avro-etl.html",
+            "stateless.html",
+            "avro-pipeline.html"
+        ]
+    );
     // minijinja's HTML escaping writes `/` as `&#x2f;`
-    let workload = &pages[1].1.replace("&#x2f;", "/");
+    let workload = &pages[2].1.replace("&#x2f;", "/");
     for expected in [
         "median of 3 runs",
         "saturated",
@@ -112,16 +121,85 @@ fn pages_show_every_kind_of_run() {
     }
 }
 
+/// Every page rendered from the fixture results.
+fn fixture_pages() -> Vec<(String, String)> {
+    let results = report::load_results(&fixture().join("results"), BadLines::Fail).unwrap();
+    let rig = report::load_rig_results(&fixture().join("results"), BadLines::Fail).unwrap();
+    report::render_site(&suite(), &results, &rig).unwrap()
+}
+
+/// The page named `name`, with `/` and `'` unescaped.
+fn page(pages: &[(String, String)], name: &str) -> String {
+    pages
+        .iter()
+        .find(|(n, _)| n == name)
+        .unwrap_or_else(|| panic!("no page {name}"))
+        .1
+        .replace("&#x2f;", "/")
+        .replace("&#x27;", "'")
+}
+
+#[test]
+fn the_avro_page_sets_both_rigs_side_by_side() {
+    let pages = fixture_pages();
+    let avro = page(&pages, "avro-pipeline.html");
+    for expected in [
+        // the two multiples: 167.55 / 18.42 and 21.48M / 5.09M
+        ">9.1×</div>",
+        "this project's target: at least 8×: met",
+        ">4.2×</div>",
+        "this project's target: at least 5×: not met",
+        "Decode cost per event (lower is better)",
+        "Pipeline stage throughput (higher is better)",
+        "164.9 – 171.0",
+        "End-to-end rows/s (higher is better)",
+        "Sink flush p99 (lower is better)",
+        "1 failed run is left out of every figure",
+        "Limit: the sink (ClickHouse).",
+        "The Avro arms land within 0.7 % of each other",
+        "ClickHouse used more CPU than the product (149 % against 63 % of one core",
+    ] {
+        assert!(avro.contains(expected), "missing `{expected}`");
+    }
+    // Rows/s and flush p99 are charts of their own, each showing every arm.
+    let charts: Vec<&str> = avro
+        .split("<svg class=\"chart\"")
+        .skip(1)
+        .map(|s| s.split("</svg>").next().unwrap())
+        .collect();
+    assert_eq!(charts.len(), 4);
+    for chart in &charts[2..] {
+        assert!(chart.contains("fast-borrowed · Native"), "{chart}");
+    }
+    // The two rigs are linked from the index and the avro-etl page.
+    for linking in ["index.html", "avro-etl.html"] {
+        assert!(
+            page(&pages, linking).contains("<a href=\"avro-pipeline.html\">Avro pipeline</a>"),
+            "{linking}"
+        );
+    }
+    // avro-etl's own page shows its runs without probe or histogram.
+    let etl = page(&pages, "avro-etl.html");
+    assert!(etl.contains("unpaced · 30 s window"), "{etl}");
+}
+
 #[test]
 fn an_empty_results_folder_renders_pages_that_say_so() {
     let empty = tempfile::tempdir().unwrap();
     let results = report::load_results(empty.path(), BadLines::Fail).unwrap();
-    let pages = report::render_site(&suite(), &results).unwrap();
+    let pages = report::render_site(&suite(), &results, &[]).unwrap();
     // Every measured section is empty; only the characteristics from
     // products/ remain.
     // Both latency tables, the bench points, sanity, releases and failed
     // runs; the cost table lists the pairs not run yet.
     assert_eq!(pages[1].1.matches("no recorded data yet").count(), 6);
+    // The Avro page names the commands that record what it shows.
+    let avro = page(&pages, "avro-pipeline.html");
+    assert!(avro.contains("suite rig cpu measures"), "{avro}");
+    assert!(
+        avro.contains("suite run rustpipe avro-etl records"),
+        "{avro}"
+    );
     for (name, html) in &pages {
         insta::assert_snapshot!(format!("empty_{name}"), html);
     }
@@ -139,6 +217,7 @@ fn pages_are_written_into_the_out_folder() {
     .unwrap();
     assert_eq!(index, out.path().join("index.html"));
     assert!(out.path().join("stateless.html").is_file());
+    assert!(out.path().join("avro-pipeline.html").is_file());
 }
 
 #[test]

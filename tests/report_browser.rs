@@ -92,7 +92,12 @@ fn rendered_pages_load_cleanly_from_file_urls() {
     let suite = Suite::load(&fixture.join("config/bench.yaml")).unwrap();
     let out = out_dir("report-browser");
     report::write_site(&suite, &fixture.join("results"), &out, BadLines::Fail).unwrap();
-    for page in ["index.html", "stateless.html"] {
+    for page in [
+        "index.html",
+        "stateless.html",
+        "avro-etl.html",
+        "avro-pipeline.html",
+    ] {
         let shot = out.join(page.replace(".html", ".png"));
         match check_page(&out.join(page), &shot) {
             Ok(path) => eprintln!("screenshot: {}", path.display()),

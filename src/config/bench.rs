@@ -46,7 +46,7 @@ pub struct Bench {
 /// The avro-etl workload's arm and sink settings, handed to the product as
 /// BENCH_ETL_*. A line may set them for itself (`rustpipe@etl.decoder=...`),
 /// so arms run interleaved in one batch.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EtlConfig {
     /// fast-borrowed, fast-owned or apache-owned: the Avro decoder.
@@ -77,7 +77,7 @@ impl Default for EtlConfig {
 }
 
 /// The avro-etl decoders, as the product knows them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum EtlDecoder {
     FastBorrowed,
@@ -96,7 +96,7 @@ impl EtlDecoder {
 }
 
 /// ClickHouse insert formats the product writes itself.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum InsertFormat {
     RowBinary,

@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde::Serialize;
 
+use super::avro::{self, PageLink};
 use super::characteristics::{
     availability_cell, characteristics_table, product_notes, ProductNote,
 };
@@ -37,6 +38,8 @@ pub struct IndexPage {
     pub last_updated: String,
     /// The suite commits of the records, newest first.
     pub commits: Vec<String>,
+    /// The Avro pipeline page, which sets the CPU rig beside avro-etl.
+    pub avro: PageLink,
 }
 
 /// One workload on the index.
@@ -53,6 +56,8 @@ pub struct WorkloadEntry {
 pub struct WorkloadPage {
     pub name: String,
     pub description: String,
+    /// A page that shows the workload's runs from another side.
+    pub see_also: Option<PageLink>,
     /// Inline SVG of the flow, or empty when the workload is not described.
     pub flow_svg: String,
     pub header: Header,
@@ -101,12 +106,20 @@ pub struct Header {
 /// The distinct suite commits of `records`, newest run first; records
 /// without one are counted as such.
 fn commits<'a>(records: impl Iterator<Item = &'a RunRecord>) -> Vec<String> {
-    let mut newest_first: Vec<&RunRecord> = records.collect();
-    newest_first.sort_by(|a, b| b.started_at.cmp(&a.started_at));
+    commits_of(records.map(|r| (r.started_at.as_str(), r.suite_commit.as_ref())))
+}
+
+/// The distinct commits of `(started_at, suite_commit)` stamps, newest
+/// first; stamps without one are counted as such.
+pub(super) fn commits_of<'a>(
+    stamps: impl Iterator<Item = (&'a str, Option<&'a String>)>,
+) -> Vec<String> {
+    let mut newest_first: Vec<(&str, Option<&String>)> = stamps.collect();
+    newest_first.sort_by(|a, b| b.0.cmp(a.0));
     let mut seen: Vec<String> = Vec::new();
     let mut without = 0;
-    for r in newest_first {
-        match &r.suite_commit {
+    for (_, commit) in newest_first {
+        match commit {
             Some(c) if !seen.contains(c) => seen.push(c.clone()),
             Some(_) => {}
             None => without += 1,
@@ -197,6 +210,7 @@ pub fn index_page(suite: &Suite, results: &BTreeMap<String, Vec<RunRecord>>) -> 
         products: products_table(suite),
         last_updated,
         commits: commits(results.values().flatten()),
+        avro: avro::page_link(),
     }
 }
 
@@ -245,8 +259,7 @@ pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> Worklo
     let page_lines = group_lines(&order, &all);
     let points = group_points(suite, name, &order, records);
     let workload = suite.workloads.get(name);
-    let partitions = workload.map_or(1, |w| w.input.partitions);
-    let iso_settings = PointSettings::from_defaults(suite, suite.bench.iso_rate, partitions);
+    let iso_settings = PointSettings::from_defaults(suite, suite.bench.iso_rate, workload);
     let iso = points.iter().find(|p| p.is_iso());
     let (eos_cost, iso_costs) = eos_cost(suite, &order, records, &points, &page_lines);
     let several_hosts = points
@@ -292,6 +305,7 @@ pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> Worklo
         description: workload
             .map(|w| w.description.clone())
             .unwrap_or_else(|| "not described in workloads/".to_string()),
+        see_also: (name == avro::WORKLOAD).then(avro::page_link),
         flow_svg: workload
             .map(|w| flow_svg(suite, w, &page_lines))
             .unwrap_or_default(),
@@ -401,7 +415,7 @@ fn header(records: &[RunRecord]) -> Header {
 /// A host as the page header shows it: every field [`HostInfo::same_host`]
 /// compares, so two hosts read apart (the machine id by the first
 /// digits of its digest).
-fn host_label(h: &HostInfo) -> String {
+pub(super) fn host_label(h: &HostInfo) -> String {
     let mut parts = vec![h.cpu_model.clone()];
     parts.extend(h.cpu_mhz.map(|mhz| format!("{mhz} MHz")));
     parts.push(format!("{} cores", h.cores));

@@ -4,7 +4,7 @@
 
 use super::table::{display_unit, fixed, signed_percent, Cell, Column};
 use crate::analysis::{spread, Spread};
-use crate::results::{Better, RunRecord};
+use crate::results::{Better, Metric, RunRecord};
 
 /// Figure `name` over `runs`: the median of the runs that have it, and its spread.
 pub(super) fn figure(runs: &[&RunRecord], name: &str) -> Option<Spread> {
@@ -46,7 +46,12 @@ pub(super) fn metric_cell(runs: &[&RunRecord], name: &str) -> Cell {
 
 /// A column of figure `name`, its unit and direction read from the records.
 pub(super) fn metric_column(records: &[&RunRecord], label: &str, name: &str) -> Column {
-    match records.iter().find_map(|r| r.metrics.get(name)) {
+    column_of(label, records.iter().find_map(|r| r.metrics.get(name)))
+}
+
+/// A column labelled `label` with the unit and direction of `metric`.
+pub(super) fn column_of(label: &str, metric: Option<&Metric>) -> Column {
+    match metric {
         Some(m) => Column {
             label: label.to_string(),
             unit: display_unit(&m.unit),

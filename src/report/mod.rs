@@ -3,11 +3,13 @@
 //! typed context of formatted values (context.rs puts the page together from
 //! one module per section, over the table model of table.rs, with inline SVG
 //! charts from svg.rs), and minijinja renders the templates of templates/
-//! with HTML autoescaping. The pages load nothing at view time,
+//! with HTML autoescaping. The Avro pipeline page (avro/) sets the CPU rig's
+//! records beside the avro-etl runs. The pages load nothing at view time,
 //! so they work offline and from file://.
 //! export.rs writes the same tables as CSV or Markdown, and a run's latency
 //! histogram in HdrHistogram's percentile-distribution format.
 
+mod avro;
 mod characteristics;
 mod charts;
 mod context;
@@ -27,6 +29,7 @@ mod svg;
 mod table;
 mod throughput;
 
+pub use avro::{AvroPage, E2eSection, Headline, PageLink, RigSection};
 pub use characteristics::ProductNote;
 pub use charts::Chart;
 pub use context::{Header, IndexPage, PointSection, WorkloadEntry, WorkloadPage};
@@ -43,7 +46,7 @@ use minijinja::Environment;
 use serde::Serialize;
 
 use crate::config::Suite;
-use crate::results::{read_results_file, RunRecord, RIG_FILE};
+use crate::results::{read_results_file, read_rig_records, RigRecord, RunRecord, RIG_FILE};
 
 /// The folder the pages go to when `--out` is not given: `html/` inside the
 /// results folder, so pages never land outside the folder the runs wrote to.
@@ -100,8 +103,23 @@ pub fn load_results(dir: &Path, bad_lines: BadLines) -> Result<BTreeMap<String, 
     Ok(results)
 }
 
+/// The CPU rig's records of `dir` (none when it has no cpu-rig.jsonl); a
+/// line that is not a rig record is treated as `bad_lines` says.
+pub fn load_rig_results(dir: &Path, bad_lines: BadLines) -> Result<Vec<RigRecord>> {
+    let (records, skipped) = read_rig_records(dir)?;
+    if let Some(bad) = skipped.first() {
+        if bad_lines == BadLines::Fail {
+            return Err(bad.clone().into());
+        }
+    }
+    for bad in &skipped {
+        eprintln!("warning: {bad} (line skipped)");
+    }
+    Ok(records)
+}
+
 /// The templates, compiled into the binary so `suite` renders from anywhere.
-const TEMPLATES: [(&str, &str); 4] = [
+const TEMPLATES: [(&str, &str); 5] = [
     ("base.html", include_str!("../../templates/base.html")),
     ("macros.html", include_str!("../../templates/macros.html")),
     ("index.html", include_str!("../../templates/index.html")),
@@ -109,6 +127,7 @@ const TEMPLATES: [(&str, &str); 4] = [
         "workload.html",
         include_str!("../../templates/workload.html"),
     ),
+    ("avro.html", include_str!("../../templates/avro.html")),
 ];
 
 fn environment() -> Result<Environment<'static>> {
@@ -127,10 +146,12 @@ fn environment() -> Result<Environment<'static>> {
     Ok(env)
 }
 
-/// Renders every page: `(file name, HTML)`, the index first.
+/// Renders every page: `(file name, HTML)`, the index first, the Avro
+/// pipeline page (from the run records and the CPU rig's) last.
 pub fn render_site(
     suite: &Suite,
     results: &BTreeMap<String, Vec<RunRecord>>,
+    rig: &[RigRecord],
 ) -> Result<Vec<(String, String)>> {
     let env = environment()?;
     let mut pages = vec![(
@@ -145,6 +166,14 @@ pub fn render_site(
             render(&env, "workload.html", &page)?,
         ));
     }
+    let avro_runs = results
+        .get(avro::WORKLOAD)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    pages.push((
+        avro::PAGE.to_string(),
+        render(&env, "avro.html", &avro::avro_page(avro_runs, rig))?,
+    ));
     Ok(pages)
 }
 
@@ -163,7 +192,8 @@ pub fn write_site(
     bad_lines: BadLines,
 ) -> Result<PathBuf> {
     let results = load_results(results_dir, bad_lines)?;
-    let pages = render_site(suite, &results)?;
+    let rig = load_rig_results(results_dir, bad_lines)?;
+    let pages = render_site(suite, &results, &rig)?;
     std::fs::create_dir_all(out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
     for (name, html) in &pages {
         let path = out_dir.join(name);

@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 
 use super::lines::{group_lines, LineRuns};
 use super::table::grouped;
-use crate::config::{ClientProfile, CommitIntervals, Suite};
+use crate::config::{ClientProfile, CommitIntervals, EtlConfig, Suite, Workload};
 use crate::host::HostInfo;
 use crate::results::{RunConfig, RunRecord};
 
@@ -27,6 +27,8 @@ pub(super) struct PointSettings {
     pub(super) input_partitions: i32,
     /// Records pre-filled for a drain run; none for a paced one.
     pub(super) drain_records: Option<u64>,
+    /// An ETL run's arm and sink settings.
+    pub(super) etl: Option<EtlConfig>,
 }
 
 impl PointSettings {
@@ -40,11 +42,18 @@ impl PointSettings {
             parallelism: config.parallelism,
             input_partitions: config.input_partitions,
             drain_records: config.drain_records,
+            etl: config.etl.clone(),
         }
     }
 
-    /// bench.yaml's run defaults at `rate`, on a workload of `input_partitions`.
-    pub(super) fn from_defaults(suite: &Suite, rate: u64, input_partitions: i32) -> PointSettings {
+    /// bench.yaml's run defaults at `rate`, on `workload` (its input
+    /// partitions, and bench.yaml's `etl` when its output is a table).
+    pub(super) fn from_defaults(
+        suite: &Suite,
+        rate: u64,
+        workload: Option<&Workload>,
+    ) -> PointSettings {
+        let input_partitions = workload.map_or(1, |w| w.input.partitions);
         let run = &suite.bench.run;
         PointSettings {
             rate,
@@ -54,6 +63,9 @@ impl PointSettings {
             parallelism: run.parallelism,
             input_partitions,
             drain_records: None,
+            etl: workload
+                .filter(|w| w.is_etl())
+                .map(|_| suite.bench.etl.clone()),
         }
     }
 
@@ -109,6 +121,28 @@ impl BenchPoint {
             && self.settings == PointSettings::from_config(&record.config)
             && self.bench_version == record.bench_version
             && self.host.same_host(&record.host)
+    }
+
+    /// Whether `record` was measured here but for its ETL arm (decoder and
+    /// format): the arms the Avro page sets side by side.
+    pub(super) fn holds_any_arm(&self, record: &RunRecord) -> bool {
+        self.workload == record.workload
+            && self.settings.clone().arm_free()
+                == PointSettings::from_config(&record.config).arm_free()
+            && self.bench_version == record.bench_version
+            && self.host.same_host(&record.host)
+    }
+}
+
+impl PointSettings {
+    /// These settings with the ETL arm set aside: every arm alike.
+    fn arm_free(mut self) -> PointSettings {
+        if let Some(etl) = &mut self.etl {
+            let defaults = EtlConfig::default();
+            etl.decoder = defaults.decoder;
+            etl.format = defaults.format;
+        }
+        self
     }
 }
 
@@ -176,12 +210,9 @@ pub(super) fn group_points<'a>(
             None => grouped.push((BenchPoint::from_record(record), vec![record])),
         }
     }
-    let partitions = suite
-        .workloads
-        .get(workload)
-        .map_or(1, |w| w.input.partitions);
-    let defaults = PointSettings::from_defaults(suite, suite.bench.run.rate, partitions);
-    let iso = PointSettings::from_defaults(suite, suite.bench.iso_rate, partitions);
+    let spec = suite.workloads.get(workload);
+    let defaults = PointSettings::from_defaults(suite, suite.bench.run.rate, spec);
+    let iso = PointSettings::from_defaults(suite, suite.bench.iso_rate, spec);
     let mut points: Vec<PointRuns<'a>> = grouped
         .into_iter()
         .map(|(point, records)| PointRuns {

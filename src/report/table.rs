@@ -300,9 +300,25 @@ pub fn fixed(value: f64, decimals: usize) -> String {
     }
 }
 
-/// A unit as the page writes it: the records' ASCII `us` is `µs`.
+/// A unit as the page writes it: the records' ASCII `us` is `µs`, as a word
+/// of its own only (`pauses` keeps its letters).
 pub fn display_unit(unit: &str) -> String {
-    unit.replace("us", "µs")
+    let mut out = String::with_capacity(unit.len() + 1);
+    let mut rest = unit;
+    while let Some(start) = rest.find(|c: char| c.is_ascii_alphabetic()) {
+        out.push_str(&rest[..start]);
+        rest = &rest[start..];
+        let end = rest
+            .find(|c: char| !c.is_ascii_alphabetic())
+            .unwrap_or(rest.len());
+        out.push_str(match &rest[..end] {
+            "us" => "µs",
+            word => word,
+        });
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// An RFC 3339 time as `2026-11-30 05:31` (UTC); other text unchanged.
@@ -338,6 +354,8 @@ mod tests {
         assert_eq!(fixed(-12.5, 1), "-12.5");
         assert_eq!(display_unit("us"), "µs");
         assert_eq!(display_unit("records/s"), "records/s");
+        assert_eq!(display_unit("us/record"), "µs/record");
+        assert_eq!(display_unit("pauses"), "pauses");
         assert_eq!(date_time("2026-11-30T05:31:43Z"), "2026-11-30 05:31");
     }
 
