@@ -1,7 +1,10 @@
-//! Where the Avro pipeline's bottleneck is, judged from the figures alone:
-//! when the CPU rig shows the decoders apart but the Avro arms land at one
-//! rate end to end, the decoder is not what limits the rate, the sink is;
-//! when the arms' rates differ, the decoder and pipeline are.
+//! Where the Avro pipeline's bottleneck is, judged from the figures alone.
+//! An arm that kept up with its load was limited by the load itself (gendata
+//! on this host, when it offered as fast as it could), so only the arms that
+//! fell behind say what limits the pipeline: when the CPU rig shows the
+//! decoders apart but those arms land at one rate, the decoder is not what
+//! limits the rate, the sink is; when their rates differ, the decoder and
+//! pipeline are.
 
 use crate::report::table::fixed;
 
@@ -15,6 +18,9 @@ pub(super) struct ArmRate {
     pub(super) label: String,
     /// Median rows landed in ClickHouse per second.
     pub(super) rows_per_s: f64,
+    /// Every run of the arm kept up with its load: the product took all
+    /// that was offered.
+    pub(super) kept_up: bool,
 }
 
 /// CPU of the product's and ClickHouse's process trees, % of one core.
@@ -31,6 +37,8 @@ pub(super) enum Limit {
     Sink,
     /// The product's decoding and pipeline: the arms' rates differ.
     Pipeline,
+    /// The offered load: every arm kept up with it.
+    Load,
     /// The figures do not say.
     Unknown,
 }
@@ -41,6 +49,7 @@ impl Limit {
         match self {
             Limit::Sink => "the sink (ClickHouse)",
             Limit::Pipeline => "the decoder and pipeline",
+            Limit::Load => "the load offered (gendata), not the pipeline",
             Limit::Unknown => "not placed",
         }
     }
@@ -79,7 +88,46 @@ pub(super) fn bottleneck(
 
 fn rate_finding(arms: &[ArmRate], decode_multiple: Option<f64>) -> Finding {
     let finding = |limit, text: String| Finding { limit, text };
-    let mut ranked: Vec<&ArmRate> = arms.iter().filter(|a| a.rows_per_s > 0.0).collect();
+    let measured: Vec<&ArmRate> = arms.iter().filter(|a| a.rows_per_s > 0.0).collect();
+    let (kept_up, behind): (Vec<&ArmRate>, Vec<&ArmRate>) =
+        measured.iter().partition(|a| a.kept_up);
+    if !kept_up.is_empty() {
+        let labels: Vec<&str> = kept_up.iter().map(|a| a.label.as_str()).collect();
+        let top = kept_up.iter().map(|a| a.rows_per_s).fold(0.0, f64::max);
+        let load = format!(
+            "{} kept up with all the load offered (up to {} rows/s)",
+            labels.join(", "),
+            fixed(top, 0)
+        );
+        if behind.is_empty() {
+            return finding(
+                Limit::Load,
+                format!(
+                    "{load}: the load, not the decoder or the sink, set the rate; a heavier \
+                     load would be needed to reach either."
+                ),
+            );
+        }
+        let slow: Vec<String> = behind
+            .iter()
+            .map(|a| {
+                format!(
+                    "{} fell behind at {} rows/s",
+                    a.label,
+                    fixed(a.rows_per_s, 0)
+                )
+            })
+            .collect();
+        return finding(
+            Limit::Pipeline,
+            format!(
+                "{load}, while {}: the decoder and pipeline limit the arms that fell behind, \
+                 and the sink took more than they could give it.",
+                slow.join(", ")
+            ),
+        );
+    }
+    let mut ranked = behind;
     ranked.sort_by(|a, b| b.rows_per_s.total_cmp(&a.rows_per_s));
     let (Some(fastest), Some(slowest)) = (ranked.first(), ranked.last()) else {
         return finding(
@@ -160,8 +208,38 @@ mod tests {
             .map(|(label, rows_per_s)| ArmRate {
                 label: label.to_string(),
                 rows_per_s: *rows_per_s,
+                kept_up: false,
             })
             .collect()
+    }
+
+    #[test]
+    fn arms_that_kept_up_were_limited_by_the_load() {
+        let mut arms = rates(&[
+            ("fast-borrowed · RowBinary", 300_000.0),
+            ("fast-owned · RowBinary", 290_000.0),
+        ]);
+        arms.iter_mut().for_each(|a| a.kept_up = true);
+        let found = bottleneck(&arms, Some(6.9), None);
+        assert_eq!(found.limit, Limit::Load);
+        assert!(found.text.starts_with(
+            "fast-borrowed · RowBinary, fast-owned · RowBinary kept up with all the load offered \
+             (up to 300,000 rows/s): the load"
+        ), "{}", found.text);
+        arms.push(ArmRate {
+            label: "apache-owned · RowBinary".into(),
+            rows_per_s: 135_000.0,
+            kept_up: false,
+        });
+        let found = bottleneck(&arms, Some(6.9), None);
+        assert_eq!(found.limit, Limit::Pipeline);
+        assert!(
+            found
+                .text
+                .contains("apache-owned · RowBinary fell behind at 135,000 rows/s"),
+            "{}",
+            found.text
+        );
     }
 
     #[test]

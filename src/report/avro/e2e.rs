@@ -17,7 +17,7 @@ use crate::report::lines::comparable;
 use crate::report::points::BenchPoint;
 use crate::report::svg::{self, Bar};
 use crate::report::table::{date_time, display_unit, fixed, grouped, Cell, Column, Row, Table};
-use crate::results::{Better, ResourceSummary, RunRecord, Status};
+use crate::results::{flag, Better, Regime, ResourceSummary, RunRecord, Status};
 
 /// The end-to-end section of the page.
 #[derive(Debug, Serialize)]
@@ -142,6 +142,20 @@ pub(super) fn e2e_section(runs: &E2eRuns<'_>, decode_multiple: Option<f64>) -> E
         };
     };
     let finding = bottleneck(&arm_rates(runs), decode_multiple, cpu_use(runs));
+    let shown: Vec<&RunRecord> = runs.shown().collect();
+    let saturated = shown
+        .iter()
+        .filter(|r| r.has_flag(flag::HOST_SATURATED))
+        .count();
+    let host_note = match saturated {
+        0 => String::new(),
+        n => format!(
+            " The host's CPUs were all busy in {n} of these {} runs (host-saturated): gendata, \
+             the broker, ClickHouse and the product share its cores, so each part's rate is \
+             also what the others left it.",
+            shown.len()
+        ),
+    };
     E2eSection {
         missing: String::new(),
         detail: detail(newest),
@@ -155,7 +169,7 @@ pub(super) fn e2e_section(runs: &E2eRuns<'_>, decode_multiple: Option<f64>) -> E
         .collect(),
         table: arm_table(runs),
         limit: finding.limit.as_str().to_string(),
-        bottleneck: finding.text,
+        bottleneck: finding.text + &host_note,
     }
 }
 
@@ -223,6 +237,7 @@ fn arm_rates(runs: &E2eRuns<'_>) -> Vec<ArmRate> {
             Some(ArmRate {
                 label: arm.label(),
                 rows_per_s: figure(records, "rows_per_s")?.median,
+                kept_up: records.iter().all(|r| r.regime == Some(Regime::KeepUp)),
             })
         })
         .collect()
