@@ -321,7 +321,8 @@ fn records(header: &RecordHeader, measurements: &[Measurement]) -> Vec<RigRecord
             let variant = Variant {
                 decoder: arm.decoder.clone(),
                 format: arm.format.clone(),
-                events: header.events,
+                events: Some(header.events),
+                payload: None,
                 stage: Some(arm.stage.clone()),
             };
             RigRecord {
@@ -426,7 +427,7 @@ mod tests {
         assert_eq!(ns.n, Some(9));
         assert_eq!(decode.metrics["allocs_per_event"].value, 13.0);
         assert_eq!(decode.metrics["bytes_per_event"].value, 260.0);
-        assert_eq!(decode.variant.events, 50);
+        assert_eq!(decode.variant.events, Some(50));
         let pipeline = records
             .iter()
             .find(|r| r.variant.stage.as_deref() == Some("pipeline"))

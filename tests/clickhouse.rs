@@ -7,6 +7,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 use streamsuite::cache::Cache;
+use streamsuite::clickhouse::client::EtlTable;
 use streamsuite::clickhouse::{ClickHouseClient, EventRow, LocalClickHouse, SinkSession};
 use streamsuite::config::SinkConfig;
 use streamsuite::interrupt::Interrupt;
@@ -150,23 +151,26 @@ fn a_run_database_holds_exactly_the_rows_written_and_the_server_stops_at_the_end
 
     let db = "ss_run_test";
     client.create_run_database(db).unwrap();
-    client.create_events_table(db).unwrap();
+    client.create_table(db, EtlTable::Events).unwrap();
     let rows = vec![event(0, "acme"), event(1, "globex"), event(2, "initech")];
     insert(session.url(), db, &rows);
-    assert_eq!(client.count_rows(db).unwrap(), 3);
-    assert_eq!(client.duplicated_seqs(db).unwrap(), 0);
+    assert_eq!(client.count_rows(db, EtlTable::Events).unwrap(), 3);
+    assert_eq!(client.duplicated_seqs(db, EtlTable::Events).unwrap(), 0);
     assert_eq!(all_rows(&client, db), rows);
 
     // A row written twice: one more row, one duplicated seq.
     insert(session.url(), db, &rows[1..2]);
-    assert_eq!(client.count_rows(db).unwrap(), 4);
-    assert_eq!(client.duplicated_seqs(db).unwrap(), 1);
+    assert_eq!(client.count_rows(db, EtlTable::Events).unwrap(), 4);
+    assert_eq!(client.duplicated_seqs(db, EtlTable::Events).unwrap(), 1);
     let mut expected = rows.clone();
     expected.insert(2, rows[1].clone());
     assert_eq!(all_rows(&client, db), expected);
 
     client.drop_database(db).unwrap();
-    let err = client.count_rows(db).unwrap_err().to_string();
+    let err = client
+        .count_rows(db, EtlTable::Events)
+        .unwrap_err()
+        .to_string();
     assert!(
         err.starts_with(&format!(
             "ClickHouse at {}: counting the rows of {db}.events: ",

@@ -9,8 +9,9 @@ use hdrhistogram::serialization::Deserializer;
 use hdrhistogram::Histogram;
 use serde::Deserialize;
 
-use crate::clickhouse::client::EventRow;
+use crate::clickhouse::client::{EventRow, RawRow};
 use crate::config::Delivery;
+use crate::gendata::avro::{self, AvroEncoder};
 use crate::gendata::schedule::Schedule;
 use crate::gendata::Event;
 use crate::results::{Verification, VerificationVerdict};
@@ -112,10 +113,7 @@ pub struct TableExpectation {
 pub struct TableVerifier {
     expectation: TableExpectation,
     seen: Vec<u64>,
-    rows: u64,
-    duplicated: u64,
-    unexpected: u64,
-    corrupted: u64,
+    tally: Tally,
 }
 
 impl TableVerifier {
@@ -124,10 +122,7 @@ impl TableVerifier {
         TableVerifier {
             seen: vec![0; events.div_ceil(64) as usize],
             expectation,
-            rows: 0,
-            duplicated: 0,
-            unexpected: 0,
-            corrupted: 0,
+            tally: Tally::default(),
         }
     }
 
@@ -147,24 +142,22 @@ impl TableVerifier {
 
     /// Checks one row.
     pub fn check(&mut self, row: &EventRow) {
-        self.rows += 1;
+        self.tally.rows += 1;
         if row.seq >= self.total_events() {
-            self.unexpected += 1;
+            self.tally.unexpected += 1;
             return;
         }
         let expected = self.expected(row.seq, row.ts_us);
         if !keeps(&expected) {
-            self.unexpected += 1;
+            self.tally.unexpected += 1;
             return;
         }
-        let (word, bit) = ((row.seq / 64) as usize, 1u64 << (row.seq % 64));
-        if self.seen[word] & bit != 0 {
-            self.duplicated += 1;
+        if !first_sight(&mut self.seen, row.seq) {
+            self.tally.duplicated += 1;
             return;
         }
-        self.seen[word] |= bit;
         if !matches(row, &expected) {
-            self.corrupted += 1;
+            self.tally.corrupted += 1;
         }
     }
 
@@ -176,61 +169,175 @@ impl TableVerifier {
         let mut expected = 0u64;
         let mut missing = 0u64;
         for seq in 0..self.total_events() {
-            let seen = self.seen[(seq / 64) as usize] & (1 << (seq % 64)) != 0;
-            if seen {
+            if is_seen(&self.seen, seq) {
                 expected += 1;
             } else if keeps(&Event::generate(e.seed, seq, 0)) {
                 expected += 1;
                 missing += 1;
             }
         }
-        let complete = e.committed >= e.messages;
-        let read_agrees = table_count == self.rows;
-        let verdict = if self.unexpected > 0
-            || self.corrupted > 0
-            || !read_agrees
-            || (complete && missing > 0)
-            || (e.delivery == Delivery::ExactlyOnce && self.duplicated > 0)
-        {
-            VerificationVerdict::Failed
-        } else if !complete {
-            VerificationVerdict::Incomplete
-        } else {
-            VerificationVerdict::Passed
-        };
-        let message = match verdict {
-            VerificationVerdict::Passed => format!(
-                "{expected} rows owed for {} messages, all in the table once or more ({} duplicated)",
-                e.messages, self.duplicated
-            ),
-            VerificationVerdict::Incomplete => format!(
-                "the product committed {} of {} messages: {missing} rows not in the table were not owed yet",
-                e.committed, e.messages
-            ),
-            VerificationVerdict::Failed if !read_agrees => format!(
-                "the table counts {table_count} rows but {} were read back",
-                self.rows
-            ),
-            VerificationVerdict::Failed => format!(
-                "{missing} missing, {} unexpected, {} corrupted, {} duplicated rows \
-                 ({table_duplicated} seqs more than once in the table)",
-                self.unexpected, self.corrupted, self.duplicated
-            ),
-        };
-        Verification {
-            committed_offset: e.committed,
-            input_records: e.messages,
+        conclude(
+            e,
+            &self.tally,
             expected,
-            output_records: self.rows,
             missing,
-            duplicated: self.duplicated,
-            unexpected: self.unexpected,
-            corrupted: self.corrupted,
-            beyond_commit: 0,
-            out_of_order: 0,
-            verdict,
-            message,
+            table_count,
+            table_duplicated,
+        )
+    }
+}
+
+fn is_seen(seen: &[u64], seq: u64) -> bool {
+    seen[(seq / 64) as usize] & (1 << (seq % 64)) != 0
+}
+
+/// Marks `seq` seen; false if it already was.
+fn first_sight(seen: &mut [u64], seq: u64) -> bool {
+    let (word, bit) = ((seq / 64) as usize, 1u64 << (seq % 64));
+    let first = seen[word] & bit == 0;
+    seen[word] |= bit;
+    first
+}
+
+/// What reading a table found, row by row.
+#[derive(Debug, Default)]
+struct Tally {
+    rows: u64,
+    duplicated: u64,
+    unexpected: u64,
+    corrupted: u64,
+}
+
+/// The verdict and its account, from the tally and the rows owed.
+fn conclude(
+    e: &TableExpectation,
+    tally: &Tally,
+    expected: u64,
+    missing: u64,
+    table_count: u64,
+    table_duplicated: u64,
+) -> Verification {
+    let complete = e.committed >= e.messages;
+    let read_agrees = table_count == tally.rows;
+    let verdict = if tally.unexpected > 0
+        || tally.corrupted > 0
+        || !read_agrees
+        || (complete && missing > 0)
+        || (e.delivery == Delivery::ExactlyOnce && tally.duplicated > 0)
+    {
+        VerificationVerdict::Failed
+    } else if !complete {
+        VerificationVerdict::Incomplete
+    } else {
+        VerificationVerdict::Passed
+    };
+    let message = match verdict {
+        VerificationVerdict::Passed => format!(
+            "{expected} rows owed for {} messages, all in the table once or more ({} duplicated)",
+            e.messages, tally.duplicated
+        ),
+        VerificationVerdict::Incomplete => format!(
+            "the product committed {} of {} messages: {missing} rows not in the table were not owed yet",
+            e.committed, e.messages
+        ),
+        VerificationVerdict::Failed if !read_agrees => format!(
+            "the table counts {table_count} rows but {} were read back",
+            tally.rows
+        ),
+        VerificationVerdict::Failed => format!(
+            "{missing} missing, {} unexpected, {} corrupted, {} duplicated rows \
+             ({table_duplicated} seqs more than once in the table)",
+            tally.unexpected, tally.corrupted, tally.duplicated
+        ),
+    };
+    Verification {
+        committed_offset: e.committed,
+        input_records: e.messages,
+        expected,
+        output_records: tally.rows,
+        missing,
+        duplicated: tally.duplicated,
+        unexpected: tally.unexpected,
+        corrupted: tally.corrupted,
+        beyond_commit: 0,
+        out_of_order: 0,
+        verdict,
+        message,
+    }
+}
+
+/// Reads the raw arm's table (one row per message: its seq and its bytes)
+/// against gendata's exact datums.
+pub struct RawVerifier {
+    expectation: TableExpectation,
+    encoder: AvroEncoder,
+    datum: Vec<u8>,
+    seen: Vec<u64>,
+    tally: Tally,
+}
+
+#[derive(Deserialize)]
+struct Stamps {
+    events: Vec<Stamp>,
+}
+
+#[derive(Deserialize)]
+struct Stamp {
+    ts_us: i64,
+}
+
+impl RawVerifier {
+    pub fn new(expectation: TableExpectation) -> RawVerifier {
+        RawVerifier {
+            seen: vec![0; expectation.messages.div_ceil(64) as usize],
+            encoder: AvroEncoder::new(expectation.events),
+            datum: Vec::new(),
+            expectation,
+            tally: Tally::default(),
         }
+    }
+
+    /// Checks one row: its bytes must be message `seq`'s datum exactly.
+    pub fn check(&mut self, row: &RawRow) {
+        self.tally.rows += 1;
+        if row.seq >= self.expectation.messages {
+            self.tally.unexpected += 1;
+            return;
+        }
+        if !first_sight(&mut self.seen, row.seq) {
+            self.tally.duplicated += 1;
+            return;
+        }
+        // Paced, the datum's time is its slot; unpaced, the one it carries.
+        let ts_us = match &self.expectation.schedule {
+            Some(schedule) => Some(schedule.slot_us(row.seq)),
+            None => serde_avro_fast::from_datum_slice::<Stamps>(&row.payload, avro::schema())
+                .ok()
+                .and_then(|s| s.events.first().map(|e| e.ts_us)),
+        };
+        let intact = ts_us.is_some_and(|ts_us| {
+            self.encoder
+                .encode(self.expectation.seed, row.seq, ts_us, &mut self.datum)
+                .is_ok()
+                && self.datum == row.payload
+        });
+        if !intact {
+            self.tally.corrupted += 1;
+        }
+    }
+
+    /// The verification, once every row was checked.
+    pub fn finish(self, table_count: u64, table_duplicated: u64) -> Verification {
+        let e = &self.expectation;
+        let missing = (0..e.messages).filter(|&m| !is_seen(&self.seen, m)).count() as u64;
+        conclude(
+            e,
+            &self.tally,
+            e.messages,
+            missing,
+            table_count,
+            table_duplicated,
+        )
     }
 }
 
@@ -382,6 +489,59 @@ mod tests {
         let v = verifier.finish(rows.len() as u64 + 1, 0);
         assert_eq!(v.verdict, VerificationVerdict::Failed);
         assert!(v.message.contains("counts"), "{}", v.message);
+    }
+
+    fn raw_rows(messages: u64) -> Vec<RawRow> {
+        let schedule = Schedule::new(START, 100);
+        let mut encoder = AvroEncoder::new(5);
+        (0..messages)
+            .map(|seq| {
+                let mut payload = Vec::new();
+                encoder
+                    .encode(42, seq, schedule.slot_us(seq), &mut payload)
+                    .unwrap();
+                RawRow { seq, payload }
+            })
+            .collect()
+    }
+
+    fn verify_raw(rows: &[RawRow], expectation: TableExpectation) -> Verification {
+        let mut verifier = RawVerifier::new(expectation);
+        rows.iter().for_each(|r| verifier.check(r));
+        verifier.finish(rows.len() as u64, 0)
+    }
+
+    #[test]
+    fn raw_rows_must_be_gendatas_exact_datums() {
+        let rows = raw_rows(30);
+        let v = verify_raw(&rows, expectation(30, 30));
+        assert_eq!(v.verdict, VerificationVerdict::Passed, "{}", v.message);
+        assert_eq!((v.expected, v.output_records), (30, 30));
+        // Unpaced, the time comes from the datum itself.
+        let unpaced = TableExpectation {
+            schedule: None,
+            ..expectation(30, 30)
+        };
+        assert_eq!(
+            verify_raw(&rows, unpaced).verdict,
+            VerificationVerdict::Passed
+        );
+
+        let mut bad = rows.clone();
+        bad.remove(3);
+        bad.push(bad[0].clone());
+        let last = bad[10].payload.len() - 1;
+        bad[10].payload[last] ^= 1;
+        bad.push(RawRow {
+            seq: 99,
+            payload: Vec::new(),
+        });
+        let v = verify_raw(&bad, expectation(30, 30));
+        assert_eq!(v.verdict, VerificationVerdict::Failed);
+        assert_eq!(
+            (v.missing, v.duplicated, v.unexpected, v.corrupted),
+            (1, 1, 1, 1)
+        );
     }
 
     fn ack(ack_us: i64, flush_us: u64, pauses: u64, latencies_us: &[u64]) -> InsertAck {

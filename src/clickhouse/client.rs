@@ -42,6 +42,44 @@ pub const EVENT_COLUMNS: [(&str, &str); 20] = [
     ("trace_id", "String"),
 ];
 
+/// The raw table's columns: a message passed through undecoded, its
+/// sequence number (the message key) and its bytes.
+pub const RAW_COLUMNS: [(&str, &str); 2] = [("seq", "UInt64"), ("payload", "String")];
+
+/// The tables an ETL run may write, both ordered by `seq`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum EtlTable {
+    /// One row per event: [`EVENT_COLUMNS`].
+    Events,
+    /// One row per message: [`RAW_COLUMNS`].
+    RawMessages,
+}
+
+impl EtlTable {
+    pub fn name(self) -> &'static str {
+        match self {
+            EtlTable::Events => "events",
+            EtlTable::RawMessages => "raw_messages",
+        }
+    }
+
+    fn columns(self) -> &'static [(&'static str, &'static str)] {
+        match self {
+            EtlTable::Events => &EVENT_COLUMNS,
+            EtlTable::RawMessages => &RAW_COLUMNS,
+        }
+    }
+}
+
+/// One row of `<db>.raw_messages`.
+#[derive(Debug, Clone, PartialEq, Eq, ::clickhouse::Row, Deserialize)]
+#[clickhouse(crate = "::clickhouse")]
+pub struct RawRow {
+    pub seq: u64,
+    #[serde(with = "serde_bytes")]
+    pub payload: Vec<u8>,
+}
+
 /// One row of `<db>.events`, as verification reads it back.
 #[derive(Debug, Clone, PartialEq, Eq, ::clickhouse::Row, Deserialize)]
 #[clickhouse(crate = "::clickhouse")]
@@ -147,30 +185,51 @@ impl ClickHouseClient {
         )
     }
 
-    /// Creates `<db>.events` with [`EVENT_COLUMNS`], ordered by `seq`.
-    pub fn create_events_table(&self, db: &str) -> Result<()> {
+    /// Creates `<db>.<table>`, ordered by `seq`.
+    pub fn create_table(&self, db: &str, table: EtlTable) -> Result<()> {
         check_name(db)?;
-        self.execute(&format!("creating {db}.events"), &events_table_ddl(db))
-    }
-
-    /// The number of rows in `<db>.events`.
-    pub fn count_rows(&self, db: &str) -> Result<u64> {
-        check_name(db)?;
-        self.fetch_one(
-            &format!("counting the rows of {db}.events"),
-            &format!("SELECT count() FROM {db}.events"),
+        self.execute(
+            &format!("creating {db}.{}", table.name()),
+            &table_ddl(db, table),
         )
     }
 
-    /// How many `seq` values occur more than once in `<db>.events`.
-    pub fn duplicated_seqs(&self, db: &str) -> Result<u64> {
+    /// The number of rows in `<db>.<table>`.
+    pub fn count_rows(&self, db: &str, table: EtlTable) -> Result<u64> {
         check_name(db)?;
+        let table = table.name();
         self.fetch_one(
-            &format!("counting the duplicated seqs of {db}.events"),
+            &format!("counting the rows of {db}.{table}"),
+            &format!("SELECT count() FROM {db}.{table}"),
+        )
+    }
+
+    /// How many `seq` values occur more than once in `<db>.<table>`.
+    pub fn duplicated_seqs(&self, db: &str, table: EtlTable) -> Result<u64> {
+        check_name(db)?;
+        let table = table.name();
+        self.fetch_one(
+            &format!("counting the duplicated seqs of {db}.{table}"),
             &format!(
-                "SELECT count() FROM (SELECT seq FROM {db}.events GROUP BY seq HAVING count() > 1)"
+                "SELECT count() FROM (SELECT seq FROM {db}.{table} GROUP BY seq HAVING count() > 1)"
             ),
         )
+    }
+
+    /// Hands every row of `<db>.raw_messages` to `each`, streaming.
+    pub fn for_each_raw_row(&self, db: &str, mut each: impl FnMut(RawRow)) -> Result<()> {
+        check_name(db)?;
+        let doing = format!("reading the rows of {db}.raw_messages");
+        let sql = format!("SELECT ?fields FROM {db}.raw_messages");
+        self.runtime
+            .block_on(async {
+                let mut cursor = self.client.query(&sql).fetch::<RawRow>()?;
+                while let Some(row) = cursor.next().await? {
+                    each(row);
+                }
+                Ok::<(), ::clickhouse::error::Error>(())
+            })
+            .map_err(|err| self.failed(&doing, &err))
     }
 
     /// Hands every row of `<db>.events` to `each`, in no particular order,
@@ -217,15 +276,17 @@ impl ClickHouseClient {
     }
 }
 
-/// `CREATE TABLE <db>.events`: MergeTree ordered by `seq`, in the syntax
+/// `CREATE TABLE <db>.<table>`: MergeTree ordered by `seq`, in the syntax
 /// both 18.16 and current servers take.
-fn events_table_ddl(db: &str) -> String {
-    let columns: Vec<String> = EVENT_COLUMNS
+fn table_ddl(db: &str, table: EtlTable) -> String {
+    let columns: Vec<String> = table
+        .columns()
         .iter()
         .map(|(name, kind)| format!("{name} {kind}"))
         .collect();
     format!(
-        "CREATE TABLE {db}.events ({}) ENGINE = MergeTree() ORDER BY seq",
+        "CREATE TABLE {db}.{} ({}) ENGINE = MergeTree() ORDER BY seq",
+        table.name(),
         columns.join(", ")
     )
 }
@@ -265,7 +326,7 @@ mod tests {
     #[test]
     fn the_events_table_has_the_etl_columns_in_order() {
         assert_eq!(
-            events_table_ddl("run_1"),
+            table_ddl("run_1", EtlTable::Events),
             "CREATE TABLE run_1.events (seq UInt64, event_id String, ts DateTime, ts_us Int64, \
              tenant String, region String, zone String, service String, endpoint String, \
              method String, status UInt16, latency_ms UInt32, sla_ms UInt32, bytes UInt32, \

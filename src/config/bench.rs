@@ -49,7 +49,8 @@ pub struct Bench {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct EtlConfig {
-    /// fast-borrowed, fast-owned or apache-owned: the Avro decoder.
+    /// fast-borrowed, fast-owned or apache-owned: the Avro decoder; none:
+    /// the raw arm, each message passed through as one row of its bytes.
     pub decoder: EtlDecoder,
     /// The insert format: rowbinary or native.
     pub format: InsertFormat,
@@ -83,6 +84,8 @@ pub enum EtlDecoder {
     FastBorrowed,
     FastOwned,
     ApacheOwned,
+    /// The raw arm: no decoding, one row per message.
+    None,
 }
 
 impl EtlDecoder {
@@ -91,6 +94,7 @@ impl EtlDecoder {
             EtlDecoder::FastBorrowed => "fast-borrowed",
             EtlDecoder::FastOwned => "fast-owned",
             EtlDecoder::ApacheOwned => "apache-owned",
+            EtlDecoder::None => "none",
         }
     }
 }

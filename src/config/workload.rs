@@ -17,21 +17,21 @@ pub struct Workload {
     /// Where the product writes: an output topic ...
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub output: Option<TopicSpec>,
-    /// ... or a table in the ClickHouse of bench.yaml's `sink:`.
+    /// ... or a table in the ClickHouse of bench.yaml's `sink:` (`events`,
+    /// one row per event; `raw_messages` on the raw arm, one per message).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sink: Option<TableSink>,
     /// The operator chain, in order: drawn in the report, implemented by products.
     pub operators: Vec<Operator>,
 }
 
-/// A workload whose output lands in ClickHouse.
+/// A workload whose output lands in ClickHouse, in a table of each run's
+/// fresh database.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct TableSink {
     /// Only `clickhouse`.
     pub kind: SinkKind,
-    /// The table each run's fresh database holds.
-    pub table: String,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

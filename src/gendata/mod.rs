@@ -244,15 +244,19 @@ pub fn run(plan: &GendataPlan) -> Result<()> {
             if slot >= plan.end_us {
                 break 'outer;
             }
-            match avro.as_mut() {
-                Some(encoder) => encoder.encode(plan.seed, seq, slot, &mut payload)?,
+            let stamp = match avro.as_mut() {
+                Some(encoder) => {
+                    encoder.encode(plan.seed, seq, slot, &mut payload)?;
+                    Some(AvroStamp::of(seq, slot))
+                }
                 None => {
                     payload.clear();
                     serde_json::to_writer(&mut payload, &Event::generate(plan.seed, seq, slot))?;
+                    None
                 }
-            }
+            };
             let opaque = slot_opaque(plan.start_us, slot);
-            send(&producer, &plan.topic, &payload, opaque)?;
+            send(&producer, &plan.topic, &payload, stamp.as_ref(), opaque)?;
             last_send_us = now_us();
             if slot >= plan.window_start_us {
                 window_first_seq.get_or_insert(seq);
@@ -292,15 +296,37 @@ pub fn run(plan: &GendataPlan) -> Result<()> {
     crate::handoff::write(plan.summary.as_deref(), &summary)
 }
 
+/// What an Avro message carries besides its datum, so that a product can
+/// pass it through undecoded and still be checked: its sequence number as
+/// the key (8 bytes, big-endian) and its slot as the message timestamp.
+struct AvroStamp {
+    key: [u8; 8],
+    timestamp_ms: i64,
+}
+
+impl AvroStamp {
+    fn of(message_seq: u64, slot_us: i64) -> AvroStamp {
+        AvroStamp {
+            key: message_seq.to_be_bytes(),
+            timestamp_ms: slot_us.div_euclid(1000),
+        }
+    }
+}
+
 /// Sends one record, waiting for room when the producer's queue is full.
 fn send(
     producer: &ThreadedProducer<TallyContext>,
     topic: &str,
     payload: &[u8],
+    stamp: Option<&AvroStamp>,
     slot: usize,
 ) -> Result<()> {
     loop {
-        let record = BaseRecord::<(), [u8], usize>::with_opaque_to(topic, slot).payload(payload);
+        let mut record =
+            BaseRecord::<[u8], [u8], usize>::with_opaque_to(topic, slot).payload(payload);
+        if let Some(stamp) = stamp {
+            record = record.key(&stamp.key[..]).timestamp(stamp.timestamp_ms);
+        }
         match producer.send(record) {
             Ok(()) => return Ok(()),
             Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), _)) => {

@@ -364,9 +364,9 @@ fn flow_svg(suite: &Suite, workload: &Workload, lines: &[LineRuns<'_>]) -> Strin
         &operators,
         &match (workload.output_topic(), &workload.sink) {
             (Some(output), _) => topic("output topic", output.partitions, &output.compression),
-            (None, sink) => FlowBox {
+            (None, _) => FlowBox {
                 title: "ClickHouse table".to_string(),
-                detail: sink.as_ref().map_or(String::new(), |s| s.table.clone()),
+                detail: "events (raw_messages on the raw arm)".to_string(),
             },
         },
         &modes.join(" / "),

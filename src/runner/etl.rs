@@ -18,12 +18,13 @@ use super::{
     create_topics, launch_settings, settle_committed, spawn_helper, Judged, RunContext, RunNames,
     HELPER_EXIT_TIMEOUT, SCHEDULE_LEAD,
 };
-use crate::analysis::etl::{sink_figures, InsertAck, TableExpectation, TableVerifier};
+use crate::analysis::etl::{sink_figures, InsertAck, RawVerifier, TableExpectation, TableVerifier};
 use crate::analysis::judge::{judge_etl, EtlInputs, Verified};
 use crate::broker::admin::OffsetReader;
+use crate::clickhouse::client::EtlTable;
 use crate::clickhouse::ClickHouseClient;
 use crate::clock::{now_us, sleep_until_us};
-use crate::config::{EtlConfig, LineRef, SinkConfig, Workload};
+use crate::config::{EtlConfig, EtlDecoder, LineRef, SinkConfig, Workload};
 use crate::gendata::schedule::Schedule;
 use crate::gendata::{GendataPlan, GendataSummary};
 use crate::interrupt::{Interrupt, Interrupted};
@@ -33,10 +34,12 @@ use crate::results::{RunConfig, Variant, VerificationVerdict};
 
 /// The record's arm, from the run's ETL settings.
 pub(super) fn variant(etl: &EtlConfig) -> Variant {
+    let raw = etl.decoder == EtlDecoder::None;
     Variant {
         decoder: etl.decoder.as_str().to_string(),
         format: Some(etl.format.as_str().to_string()),
-        events: etl.events,
+        events: (!raw).then_some(etl.events),
+        payload: raw.then(|| "raw".to_string()),
         stage: None,
     }
 }
@@ -64,11 +67,10 @@ pub(super) fn measure(
         .etl
         .clone()
         .ok_or_else(|| anyhow!("an ETL run needs bench.yaml's `etl` settings"))?;
-    let table = workload
-        .sink
-        .as_ref()
-        .map(|s| s.table.clone())
-        .ok_or_else(|| anyhow!("workload {} has no sink table", workload.name))?;
+    let table = match etl.decoder {
+        EtlDecoder::None => EtlTable::RawMessages,
+        _ => EtlTable::Events,
+    };
     let sink = ctx
         .sink
         .ok_or_else(|| anyhow!("an ETL run needs a ClickHouse; none was opened"))?;
@@ -80,7 +82,7 @@ pub(super) fn measure(
     create_topics(bootstrap, workload, names)?;
     let database = database_name(&names.group);
     client.create_run_database(&database)?;
-    client.create_events_table(&database)?;
+    client.create_table(&database, table)?;
     let measured = measure_into(
         ctx,
         line,
@@ -100,10 +102,11 @@ pub(super) fn measure(
                 SinkConfig::Local { .. } => None,
             },
             database: database.clone(),
-            table,
+            table: table.name().to_string(),
             insert_log: log_dir.join("inserts.jsonl"),
             config: etl,
         },
+        table,
         workload,
         &mut progress,
     );
@@ -117,7 +120,8 @@ pub(super) fn measure(
     };
     if keep {
         eprintln!(
-            "  the table is kept for a look: {database}.events at {}",
+            "  the table is kept for a look: {database}.{} at {}",
+            table.name(),
             sink.url()
         );
     } else if let Err(err) = client.drop_database(&database) {
@@ -137,6 +141,7 @@ fn measure_into(
     log_dir: &Path,
     client: &ClickHouseClient,
     etl: EtlLaunch,
+    table: EtlTable,
     workload: &Workload,
     progress: &mut Progress,
 ) -> Result<Judged> {
@@ -200,7 +205,7 @@ fn measure_into(
     )?;
     monitor.sample(true)?;
     let window_start = monitor.rows.len() - 1;
-    let rows_at_start = (now_us(), client.count_rows(&database)?);
+    let rows_at_start = (now_us(), client.count_rows(&database, table)?);
 
     progress.phase("measuring");
     watch_until(
@@ -212,7 +217,7 @@ fn measure_into(
         &mut monitor,
     )?;
     monitor.sample(true)?;
-    let rows_at_end = (now_us(), client.count_rows(&database)?);
+    let rows_at_end = (now_us(), client.count_rows(&database, table)?);
     let ticks_per_s = monitor.ticks_per_s();
     let rows = std::mem::take(&mut monitor.rows);
     let offset_polls = std::mem::take(&mut monitor.offset_polls);
@@ -234,22 +239,33 @@ fn measure_into(
 
     progress.phase("verifying");
     let committed = offsets.committed(&names.input)?.max(0) as u64;
-    let mut verifier = TableVerifier::new(TableExpectation {
+    let expectation = TableExpectation {
         seed: config.seed,
         events,
         messages: gendata_summary.records_sent,
         committed,
         schedule: (config.rate > 0).then(|| Schedule::new(start_us, config.rate)),
         delivery: line.line.delivery,
-    });
-    client.for_each_row(&database, |row| verifier.check(&row))?;
+    };
+    let (count, duplicated) = (
+        client.count_rows(&database, table)?,
+        client.duplicated_seqs(&database, table)?,
+    );
+    let verification = match table {
+        EtlTable::Events => {
+            let mut verifier = TableVerifier::new(expectation);
+            client.for_each_row(&database, |row| verifier.check(&row))?;
+            verifier.finish(count, duplicated)
+        }
+        EtlTable::RawMessages => {
+            let mut verifier = RawVerifier::new(expectation);
+            client.for_each_raw_row(&database, |row| verifier.check(&row))?;
+            verifier.finish(count, duplicated)
+        }
+    };
     if interrupt.is_set() {
         return Err(Interrupted.into());
     }
-    let verification = verifier.finish(
-        client.count_rows(&database)?,
-        client.duplicated_seqs(&database)?,
-    );
     let verified = Verified::Checked {
         verification,
         breach_rate: None,

@@ -38,9 +38,14 @@ pub fn format_summary(record: &RunRecord) -> String {
     );
     if let Some(variant) = &record.variant {
         let format = variant.format.as_deref().unwrap_or("-");
+        let rows = match (variant.events, &variant.payload) {
+            (Some(events), _) => format!("{events} events/message"),
+            (None, Some(payload)) => format!("{payload}: one row/message"),
+            (None, None) => String::new(),
+        };
         out.push_str(&format!(
-            "  {:<14} {} · {format} · {} events/message\n",
-            "arm", variant.decoder, variant.events
+            "  {:<14} {} · {format} · {rows}\n",
+            "arm", variant.decoder
         ));
     }
     if let Some(regime) = record.regime {

@@ -86,7 +86,7 @@ fn unknown_workload_is_a_clear_error() -> Result<(), String> {
     let err = stderr(&out);
     ensure(err.lines().count() == 1, "one line expected", &out)?;
     ensure(
-        err.contains("unknown workload `nosuch`; known: stateless"),
+        err.contains("unknown workload `nosuch`; known: avro-etl, stateless"),
         "the line must name the valid workloads",
         &out,
     )
@@ -120,10 +120,18 @@ fn malformed_bench_yaml_names_file_and_line() -> Result<(), String> {
 }
 
 fn unknown_field_in_product_yaml_names_file_and_line() -> Result<(), String> {
-    let broken = crate::support::rustpipe_product().replace(
-        "workloads: [stateless]",
-        "workloads: [stateless]\nwork_loads: [x]",
-    );
+    let product = crate::support::rustpipe_product();
+    let broken: String = product
+        .lines()
+        .flat_map(|l| match l.starts_with("workloads:") {
+            true => vec![l, "work_loads: [x]"],
+            false => vec![l],
+        })
+        .map(|l| format!("{l}\n"))
+        .collect();
+    if !broken.contains("\nwork_loads: [x]\n") {
+        return Err("rustpipe's product.yaml has no `workloads:` line to follow".into());
+    }
     let dir = config_with_products(&[("rustpipe", &broken)])?;
     let out = output(suite_with(&dir.path().join("bench.yaml")).arg("list"))?;
     ensure(out.status.code() == Some(1), "exit code 1 expected", &out)?;

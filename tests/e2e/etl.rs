@@ -17,6 +17,10 @@ pub fn trials() -> Vec<Trial> {
             avro_etl_lands_every_row_verified_in_the_local_clickhouse,
         ),
         trial(
+            "avro_etl_raw_arm_lands_every_message_as_its_exact_bytes",
+            avro_etl_raw_arm_lands_every_message_as_its_exact_bytes,
+        ),
+        trial(
             "avro_etl_against_a_clickhouse_that_is_not_there_fails_with_one_line",
             avro_etl_against_a_clickhouse_that_is_not_there_fails_with_one_line,
         ),
@@ -31,9 +35,10 @@ fn clickhouse_running() -> bool {
         .is_ok_and(|o| o.status.success())
 }
 
-/// One low-rate avro-etl run with `settings`; its output and its record,
-/// checked to be ok, verified whole, and to carry the sink's figures.
-fn etl_run(settings: &[&str]) -> Result<RunRecord, String> {
+/// One low-rate avro-etl run with `settings`; its record, checked to be ok,
+/// verified whole, and to carry the sink's figures. `rows_per_message`: of
+/// the 20 events of a message, the 7 in 8 kept (an Avro arm), or 1 (raw).
+fn etl_run(settings: &[&str], rows_per_message: f64) -> Result<RunRecord, String> {
     let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
     let results = dir.path().join("results");
     let out = output(
@@ -60,7 +65,7 @@ fn etl_run(settings: &[&str]) -> Result<RunRecord, String> {
         &format!("rows as gendata implies: {v:?}"),
         &out,
     )?;
-    // 500 messages/s of 20 events: 8 s hold 80,000 events, 7/8 of them rows.
+    // 500 messages/s for 3 + 8 s.
     ensure(
         v.input_records >= 500 * 11 && v.expected == v.output_records,
         &format!("the whole input's rows: {v:?}"),
@@ -69,8 +74,8 @@ fn etl_run(settings: &[&str]) -> Result<RunRecord, String> {
     let metric = |name: &str| r.metrics.get(name).map(|m| m.value);
     let rows_per_s = metric("rows_per_s").ok_or("no rows_per_s")?;
     ensure(
-        (rows_per_s / (500.0 * 20.0 * 7.0 / 8.0) - 1.0).abs() < 0.2,
-        &format!("rows/s near 500 x 20 x 7/8, got {rows_per_s}"),
+        (rows_per_s / (500.0 * rows_per_message) - 1.0).abs() < 0.2,
+        &format!("rows/s near 500 x {rows_per_message}, got {rows_per_s}"),
         &out,
     )?;
     let (p50, p99) = (
@@ -97,24 +102,45 @@ fn etl_run(settings: &[&str]) -> Result<RunRecord, String> {
 
 fn avro_etl_lands_every_row_verified_in_the_local_clickhouse() -> Result<(), String> {
     let was_running = clickhouse_running();
-    let borrowed = etl_run(&[])?;
+    let borrowed = etl_run(&[], 20.0 * 7.0 / 8.0)?;
     let variant = borrowed.variant.clone().ok_or("no variant")?;
     if (
         variant.decoder.as_str(),
         variant.format.as_deref(),
         variant.events,
-    ) != ("fast-borrowed", Some("rowbinary"), 20)
+    ) != ("fast-borrowed", Some("rowbinary"), Some(20))
     {
         return Err(format!("bench.yaml's arm expected, got {variant:?}"));
     }
     // The other decoder library and the other insert format, end to end.
-    let apache = etl_run(&["etl.decoder=apache-owned", "etl.format=native"])?;
+    let apache = etl_run(
+        &["etl.decoder=apache-owned", "etl.format=native"],
+        20.0 * 7.0 / 8.0,
+    )?;
     let variant = apache.variant.ok_or("no variant")?;
     if (variant.decoder.as_str(), variant.format.as_deref()) != ("apache-owned", Some("native")) {
         return Err(format!("the --set arm expected, got {variant:?}"));
     }
     if !was_running && clickhouse_running() {
         return Err("the run left the ClickHouse it started running".into());
+    }
+    Ok(())
+}
+
+fn avro_etl_raw_arm_lands_every_message_as_its_exact_bytes() -> Result<(), String> {
+    let raw = etl_run(&["etl.decoder=none", "etl.format=native"], 1.0)?;
+    let variant = raw.variant.ok_or("no variant")?;
+    if (
+        variant.decoder.as_str(),
+        variant.events,
+        variant.payload.as_deref(),
+    ) != ("none", None, Some("raw"))
+    {
+        return Err(format!("the raw arm's variant expected, got {variant:?}"));
+    }
+    let v = raw.verification.ok_or("no verification")?;
+    if v.expected != v.input_records {
+        return Err(format!("one row owed per message: {v:?}"));
     }
     Ok(())
 }

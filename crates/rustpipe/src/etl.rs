@@ -9,6 +9,9 @@
 //! and including a message's is acknowledged, so a crash repeats rows but
 //! never loses one (at-least-once).
 //!
+//! The raw arm (no decoder) passes each message through as one row of its
+//! sequence number and bytes, to show what the sink takes without decoding.
+//!
 //! Each acknowledged insert is logged as one JSON line (BENCH_SINK_INSERT_LOG):
 //! when it was acknowledged, how long it took, its rows, and the rows'
 //! end-to-end latency (acknowledgement minus intended time) as a histogram,
@@ -51,7 +54,8 @@ pub struct EtlSettings {
     pub database: String,
     pub table: String,
     pub insert_log: PathBuf,
-    pub decoder: DecoderKind,
+    /// None: the raw arm, each message passed through as one row.
+    pub decoder: Option<DecoderKind>,
     pub format: RowFormat,
     /// Events per message, as gendata writes them: a datum holding another
     /// count is an error, not a silent difference.
@@ -80,7 +84,10 @@ impl EtlSettings {
             database: var("BENCH_SINK_DATABASE")?,
             table: var("BENCH_SINK_TABLE")?,
             insert_log: PathBuf::from(var("BENCH_SINK_INSERT_LOG")?),
-            decoder: var("BENCH_ETL_DECODER")?.parse()?,
+            decoder: match var("BENCH_ETL_DECODER")?.as_str() {
+                "none" => None,
+                decoder => Some(decoder.parse()?),
+            },
             format: var("BENCH_ETL_FORMAT")?.parse()?,
             events: number("BENCH_ETL_EVENTS")? as usize,
             block_rows: number("BENCH_ETL_BLOCK_ROWS")?.max(1) as usize,
@@ -206,9 +213,12 @@ pub fn run(settings: &PipelineSettings, etl: &EtlSettings, stop: &AtomicBool) ->
         pauses: 0,
         log: BufWriter::new(log),
     };
-    let decoder = Decoder::new(etl.decoder)?;
+    let decoder = etl.decoder.map(Decoder::new).transpose()?;
     let mut block = OpenBlock {
-        encoder: BlockEncoder::new(etl.format),
+        encoder: match decoder {
+            Some(_) => BlockEncoder::new(etl.format),
+            None => BlockEncoder::raw(etl.format),
+        },
         started: None,
         offsets: BTreeMap::new(),
         stamps: Vec::new(),
@@ -227,9 +237,12 @@ pub fn run(settings: &PipelineSettings, etl: &EtlSettings, stop: &AtomicBool) ->
         match consumer.poll(wait) {
             Some(Ok(message)) => {
                 let rows_before = block.encoder.rows();
-                let ts_us = match message.payload() {
-                    Some(datum) => decode_into(&decoder, datum, etl.events, &mut block.encoder)?,
-                    None => bail!("rustpipe: a message without a payload on the input"),
+                let Some(datum) = message.payload() else {
+                    bail!("rustpipe: a message without a payload on the input");
+                };
+                let ts_us = match &decoder {
+                    Some(decoder) => decode_into(decoder, datum, etl.events, &mut block.encoder)?,
+                    None => pass_through(&message, datum, &mut block.encoder)?,
                 };
                 let rows = (block.encoder.rows() - rows_before) as u32;
                 if rows > 0 {
@@ -253,6 +266,27 @@ pub fn run(settings: &PipelineSettings, etl: &EtlSettings, stop: &AtomicBool) ->
     }
     sink.send(&mut block)?;
     sink.finish()
+}
+
+/// The raw arm: the message as one row, its key (the message's sequence
+/// number) and its bytes; returns its timestamp, gendata's slot to the
+/// millisecond.
+fn pass_through(
+    message: &rdkafka::message::BorrowedMessage<'_>,
+    datum: &[u8],
+    encoder: &mut BlockEncoder,
+) -> Result<i64> {
+    let seq = message
+        .key()
+        .and_then(|key| <[u8; 8]>::try_from(key).ok())
+        .map(u64::from_be_bytes)
+        .ok_or_else(|| anyhow!("rustpipe: a message without its 8-byte sequence key"))?;
+    encoder.push_raw(seq, datum);
+    message
+        .timestamp()
+        .to_millis()
+        .map(|ms| ms * 1000)
+        .ok_or_else(|| anyhow!("rustpipe: a message without a timestamp"))
 }
 
 /// Decodes one datum into `encoder`'s block, keeping the rows the filter

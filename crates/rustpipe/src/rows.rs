@@ -42,6 +42,10 @@ pub const COLUMNS: [(&str, &str); 20] = [
     ("trace_id", "String"),
 ];
 
+/// The raw arm's row: a message passed through undecoded, its sequence
+/// number (the message key) and its bytes.
+pub const RAW_COLUMNS: [(&str, &str); 2] = [("seq", "UInt64"), ("payload", "String")];
+
 /// The insert format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum RowFormat {
@@ -136,6 +140,8 @@ pub fn datetime(ts_us: i64) -> u32 {
 enum Field<'a> {
     Fixed(&'a [u8]),
     Str(&'a str),
+    /// A String column holding bytes that need not be UTF-8.
+    Bytes(&'a [u8]),
 }
 
 impl Field<'_> {
@@ -143,6 +149,10 @@ impl Field<'_> {
         match self {
             Field::Fixed(bytes) => out.extend_from_slice(bytes),
             Field::Str(text) => put_str(out, text),
+            Field::Bytes(bytes) => {
+                put_varint(out, bytes.len() as u64);
+                out.extend_from_slice(bytes);
+            }
         }
     }
 }
@@ -150,6 +160,8 @@ impl Field<'_> {
 /// Builds one insert block at a time in a chosen format.
 pub struct BlockEncoder {
     format: RowFormat,
+    /// The table's columns: [`COLUMNS`] or [`RAW_COLUMNS`].
+    spec: &'static [(&'static str, &'static str)],
     /// RowBinary: the body itself. Native: the finished block.
     body: Vec<u8>,
     /// Native only: one buffer per column.
@@ -158,13 +170,27 @@ pub struct BlockEncoder {
 }
 
 impl BlockEncoder {
+    /// An encoder of event rows ([`COLUMNS`]).
     pub fn new(format: RowFormat) -> BlockEncoder {
+        BlockEncoder::with_columns(format, &COLUMNS)
+    }
+
+    /// An encoder of raw rows ([`RAW_COLUMNS`]).
+    pub fn raw(format: RowFormat) -> BlockEncoder {
+        BlockEncoder::with_columns(format, &RAW_COLUMNS)
+    }
+
+    fn with_columns(
+        format: RowFormat,
+        spec: &'static [(&'static str, &'static str)],
+    ) -> BlockEncoder {
         BlockEncoder {
             format,
+            spec,
             body: Vec::new(),
             columns: match format {
                 RowFormat::RowBinary => Vec::new(),
-                RowFormat::Native => vec![Vec::new(); COLUMNS.len()],
+                RowFormat::Native => vec![Vec::new(); spec.len()],
             },
             rows: 0,
         }
@@ -179,7 +205,25 @@ impl BlockEncoder {
         self.rows
     }
 
-    /// Appends `event`'s row.
+    /// Appends a raw row: `seq` and the message's bytes (an encoder made
+    /// with [`BlockEncoder::raw`]).
+    pub fn push_raw(&mut self, seq: u64, payload: &[u8]) {
+        debug_assert_eq!(self.spec.len(), RAW_COLUMNS.len());
+        let (seq, payload) = (seq.to_le_bytes(), Field::Bytes(payload));
+        match self.format {
+            RowFormat::RowBinary => {
+                self.body.extend_from_slice(&seq);
+                payload.write(&mut self.body);
+            }
+            RowFormat::Native => {
+                self.columns[0].extend_from_slice(&seq);
+                payload.write(&mut self.columns[1]);
+            }
+        }
+        self.rows += 1;
+    }
+
+    /// Appends `event`'s row (an encoder made with [`BlockEncoder::new`]).
     pub fn push(&mut self, event: &EventRef<'_>) {
         match self.format {
             RowFormat::RowBinary => {
@@ -201,9 +245,9 @@ impl BlockEncoder {
         spare.clear();
         if self.format == RowFormat::Native {
             let body = &mut self.body;
-            put_varint(body, COLUMNS.len() as u64);
+            put_varint(body, self.spec.len() as u64);
             put_varint(body, self.rows as u64);
-            for ((name, kind), data) in COLUMNS.iter().zip(&mut self.columns) {
+            for ((name, kind), data) in self.spec.iter().zip(&mut self.columns) {
                 put_str(body, name);
                 put_str(body, kind);
                 body.extend_from_slice(data);
@@ -310,6 +354,30 @@ mod tests {
             .map(|(name, kind)| 2 + name.len() + kind.len())
             .sum::<usize>();
         assert_eq!(body.len(), rowbinary.finish(Vec::new()).len() + header);
+    }
+
+    #[test]
+    fn a_raw_row_is_its_seq_then_its_bytes_in_either_format() {
+        let mut rowbinary = BlockEncoder::raw(RowFormat::RowBinary);
+        rowbinary.push_raw(9, &[0xff, 0x00, 0x01]);
+        let mut expected = 9u64.to_le_bytes().to_vec();
+        expected.extend([3, 0xff, 0x00, 0x01]);
+        assert_eq!(rowbinary.finish(Vec::new()), expected);
+        let mut native = BlockEncoder::raw(RowFormat::Native);
+        native.push_raw(9, &[0xff]);
+        native.push_raw(10, &[]);
+        let mut expected = vec![2, 2, 3];
+        expected.extend(b"seq");
+        expected.push(6);
+        expected.extend(b"UInt64");
+        expected.extend(9u64.to_le_bytes());
+        expected.extend(10u64.to_le_bytes());
+        expected.push(7);
+        expected.extend(b"payload");
+        expected.push(6);
+        expected.extend(b"String");
+        expected.extend([1, 0xff, 0]);
+        assert_eq!(native.finish(Vec::new()), expected);
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! The end-to-end section: avro-etl runs from Kafka into ClickHouse at one
 //! bench point (the newest ok run's, sink settings included), each arm's
 //! figures the median of its ok runs there, with n. Rows/s and the sink's
-//! flush p99 are charts of their own (two units, two panels); then the
-//! bottleneck sentence.
+//! flush p99 are charts of their own (two units, two panels); the raw arm,
+//! one row per message, is in the table only; then the bottleneck sentence.
 
 use serde::Serialize;
 
@@ -99,8 +99,9 @@ impl<'a> E2eRuns<'a> {
         self.arms.iter().flat_map(|(_, runs)| runs.iter().copied())
     }
 
+    /// The arms that decode: the raw arm's rows are messages, not events.
     fn avro_arms(&self) -> impl Iterator<Item = &(Arm, Vec<&'a RunRecord>)> {
-        self.arms.iter()
+        self.arms.iter().filter(|(arm, _)| !arm.is_raw())
     }
 }
 
@@ -200,13 +201,17 @@ fn detail(newest: &RunRecord) -> String {
     )
 }
 
-/// Events per Kafka message: at most this many rows a message.
-fn rows_per_message(runs: &[&RunRecord]) -> Option<u32> {
+/// Rows written to ClickHouse per Kafka message: at most the events of a
+/// datum for an Avro arm, one for the raw arm.
+fn rows_per_message(arm: &Arm, runs: &[&RunRecord]) -> Option<u32> {
+    if arm.is_raw() {
+        return Some(1);
+    }
     let newest = runs.iter().max_by(|a, b| a.started_at.cmp(&b.started_at))?;
     newest
         .variant
         .as_ref()
-        .map(|v| v.events)
+        .and_then(|v| v.events)
         .or_else(|| newest.config.etl.as_ref().map(|etl| etl.events))
 }
 
@@ -320,7 +325,7 @@ fn arm_chart(runs: &E2eRuns<'_>, name: &str, title: &str) -> Option<Chart> {
     })
 }
 
-/// Every arm's figures.
+/// Every arm's figures, the raw arm's rows/s marked as not comparable.
 fn arm_table(runs: &E2eRuns<'_>) -> Table {
     let shown: Vec<&RunRecord> = runs.shown().collect();
     let cpu = |label: &str| Column {
@@ -343,6 +348,15 @@ fn arm_table(runs: &E2eRuns<'_>) -> Table {
             cpu("ClickHouse CPU"),
         ],
     );
+    let avro_events: Vec<u32> = {
+        let mut events: Vec<u32> = runs
+            .avro_arms()
+            .filter_map(|(arm, records)| rows_per_message(arm, records))
+            .collect();
+        events.sort_unstable();
+        events.dedup();
+        events
+    };
     let pair = |records: &[&RunRecord], a: &str, b: &str| {
         Cell::pair(metric_cell(records, a), metric_cell(records, b))
     };
@@ -351,13 +365,39 @@ fn arm_table(runs: &E2eRuns<'_>) -> Table {
             .map_or_else(Cell::missing, |s| Cell::figure(s, |v| fixed(v, 1)))
     };
     for (arm, records) in &runs.arms {
-        let rows_per_s = metric_cell(records, "rows_per_s");
+        let mut rows_per_s = metric_cell(records, "rows_per_s");
+        if arm.is_raw() {
+            let events = match avro_events.as_slice() {
+                [] => records
+                    .iter()
+                    .find_map(|r| r.config.etl.as_ref())
+                    .map_or("several".to_string(), |etl| etl.events.to_string()),
+                many => many
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+            };
+            let why = format!(
+                "not comparable on rows/s: one row per message, where the Avro arms write \
+                 up to {events} rows per message"
+            );
+            table.notes.push(format!(
+                "{}: {why}. It is left out of the charts.",
+                arm.label()
+            ));
+            let title = match rows_per_s.title.as_str() {
+                "" => why,
+                median => format!("{why}; {median}"),
+            };
+            rows_per_s = rows_per_s.with_class("na").with_title(title);
+        }
         table.push(
             Row::new()
                 .set("arm", Cell::text(arm.label()).with_title(arm.description()))
                 .set(
                     "rows / message",
-                    rows_per_message(records)
+                    rows_per_message(arm, records)
                         .map_or_else(Cell::missing, |n| Cell::text(n.to_string())),
                 )
                 .set("runs", Cell::text(records.len().to_string()))
@@ -413,6 +453,7 @@ mod tests {
                 ("fast-borrowed · RowBinary".to_string(), 1),
                 ("fast-borrowed · Native".to_string(), 1),
                 ("apache-owned · RowBinary".to_string(), 1),
+                ("raw · RowBinary".to_string(), 1),
             ]
         );
         let section = e2e_section(&runs, Some(9.1));

@@ -88,7 +88,7 @@ struct Arm {
 }
 
 /// The decoders in page order, each with what it does.
-const DECODERS: [(&str, &str); 3] = [
+const DECODERS: [(&str, &str); 4] = [
     (
         "fast-borrowed",
         "serde_avro_fast into events whose strings borrow from the message",
@@ -97,6 +97,10 @@ const DECODERS: [(&str, &str); 3] = [
     (
         "apache-owned",
         "apache-avro's reader: a Value tree, then owned events",
+    ),
+    (
+        "none",
+        "no decoding: one row per message, holding its bytes",
     ),
 ];
 
@@ -109,6 +113,11 @@ impl Arm {
             decoder: variant.decoder.clone(),
             format: variant.format.clone(),
         }
+    }
+
+    /// The raw arm: no Avro decoding, one row per message.
+    fn is_raw(&self) -> bool {
+        self.decoder == "none"
     }
 
     /// The run's arm: its variant, else its ETL settings; none for a run
@@ -124,9 +133,9 @@ impl Arm {
         }
     }
 
-    /// `fast-borrowed · RowBinary`.
+    /// `fast-borrowed · RowBinary`, `raw · Native`.
     fn label(&self) -> String {
-        let decoder = &self.decoder;
+        let decoder = if self.is_raw() { "raw" } else { &self.decoder };
         match &self.format {
             Some(format) => {
                 let shown = FORMATS
@@ -182,6 +191,7 @@ mod tests {
             format: format.map(str::to_string),
         };
         let mut arms = [
+            arm("none", Some("rowbinary")),
             arm("apache-owned", Some("native")),
             arm("fast-borrowed", Some("native")),
             arm("fast-borrowed", Some("rowbinary")),
@@ -194,6 +204,7 @@ mod tests {
                 "fast-borrowed · RowBinary",
                 "fast-borrowed · Native",
                 "apache-owned · Native",
+                "raw · RowBinary",
             ]
         );
         assert_eq!(arm("fast-owned", None).label(), "fast-owned");

@@ -153,7 +153,7 @@ fn detail(records: &[RigRecord]) -> String {
         date_time(&first.started_at),
         first.product,
         first.version,
-        first.variant.events,
+        first.variant.events.unwrap_or_default(),
         first.config.repetitions,
         first.config.timed_datums,
         first.bench_version,
