@@ -1,5 +1,5 @@
 //! Where the Avro pipeline's bottleneck is, judged from the figures alone.
-//! An arm that kept up with its load was limited by the load itself (gendata
+//! An arm that mostly kept up with its load was limited by the load itself (gendata
 //! on this host, when it offered as fast as it could), so only the arms that
 //! fell behind say what limits the pipeline: when the CPU rig shows the
 //! decoders apart but those arms land at one rate, the decoder is not what
@@ -18,8 +18,8 @@ pub(super) struct ArmRate {
     pub(super) label: String,
     /// Median rows landed in ClickHouse per second.
     pub(super) rows_per_s: f64,
-    /// Every run of the arm kept up with its load: the product took all
-    /// that was offered.
+    /// Most runs of the arm kept up with their load (keep-up or draining,
+    /// not saturated): the product took all that was offered.
     pub(super) kept_up: bool,
 }
 
