@@ -100,8 +100,8 @@ pub fn run_cpu(
         .stdout(File::create(&out).with_context(|| format!("creating {}", out.display()))?)
         .stderr(File::create(&log).with_context(|| format!("creating {}", log.display()))?);
     eprintln!(
-        "cpu rig: {} arms x {} repetitions of {} datums of {} events ...",
-        9, plan.repetitions, plan.timed_datums, plan.events
+        "cpu rig: every decoder and format, {} repetitions of {} datums of {} events ...",
+        plan.repetitions, plan.timed_datums, plan.events
     );
     let status = crate::process::run_tool(
         &mut command,
