@@ -101,18 +101,35 @@ impl Judgement {
 
 const RATE: &str = "records/s";
 
+/// The window's samples (from `window_start` on) and the input's flow over
+/// them, or why the window cannot be judged.
+fn window_flow<'s>(
+    samples: &'s [Sample],
+    window_start: usize,
+    offset_polls: &[OffsetRead],
+    window_s: f64,
+) -> Result<(&'s [Sample], window::Flow), String> {
+    let window = &samples[window_start.min(samples.len())..];
+    let reads = window::offset_reads(window, offset_polls);
+    match window::flow(&reads, window_s) {
+        Some(flow) => Ok((window, flow)),
+        None => Err(format!(
+            "the window held {} sample(s); at least 2 are needed to judge it",
+            window.len()
+        )),
+    }
+}
+
 /// Judges one run.
 pub fn judge(m: &JudgeInputs<'_>) -> Judgement {
     let mut j = Judgement::default();
-    let window = &m.samples[m.window_start.min(m.samples.len())..];
     let window_s = m.config.window_s as f64;
-    let reads = window::offset_reads(window, m.offset_polls);
-    let Some(flow) = window::flow(&reads, window_s) else {
-        j.failure = Some(format!(
-            "the window held {} sample(s); at least 2 are needed to judge it",
-            window.len()
-        ));
-        return j;
+    let (window, flow) = match window_flow(m.samples, m.window_start, m.offset_polls, window_s) {
+        Ok(measured) => measured,
+        Err(why) => {
+            j.failure = Some(why);
+            return j;
+        }
     };
     let regime = classify(flow.drift, m.tolerances.lag_drift);
     let resources = Resources {
@@ -670,15 +687,13 @@ pub struct EtlInputs<'a> {
 /// landed per second, the sink's figures, resources and verification.
 pub fn judge_etl(m: &EtlInputs<'_>) -> Judgement {
     let mut j = Judgement::default();
-    let window = &m.samples[m.window_start.min(m.samples.len())..];
     let window_s = m.config.window_s as f64;
-    let reads = window::offset_reads(window, m.offset_polls);
-    let Some(flow) = window::flow(&reads, window_s) else {
-        j.failure = Some(format!(
-            "the window held {} sample(s); at least 2 are needed to judge it",
-            window.len()
-        ));
-        return j;
+    let (window, flow) = match window_flow(m.samples, m.window_start, m.offset_polls, window_s) {
+        Ok(measured) => measured,
+        Err(why) => {
+            j.failure = Some(why);
+            return j;
+        }
     };
     let regime = classify(flow.drift, m.tolerances.lag_drift);
     let resources = Resources {

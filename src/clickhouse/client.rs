@@ -217,30 +217,27 @@ impl ClickHouseClient {
     }
 
     /// Hands every row of `<db>.raw_messages` to `each`, streaming.
-    pub fn for_each_raw_row(&self, db: &str, mut each: impl FnMut(RawRow)) -> Result<()> {
-        check_name(db)?;
-        let doing = format!("reading the rows of {db}.raw_messages");
-        let sql = format!("SELECT ?fields FROM {db}.raw_messages");
-        self.runtime
-            .block_on(async {
-                let mut cursor = self.client.query(&sql).fetch::<RawRow>()?;
-                while let Some(row) = cursor.next().await? {
-                    each(row);
-                }
-                Ok::<(), ::clickhouse::error::Error>(())
-            })
-            .map_err(|err| self.failed(&doing, &err))
+    pub fn for_each_raw_row(&self, db: &str, each: impl FnMut(RawRow)) -> Result<()> {
+        self.stream_rows(db, EtlTable::RawMessages, each)
     }
 
     /// Hands every row of `<db>.events` to `each`, in no particular order,
     /// streaming: the rows are never all in memory at once.
-    pub fn for_each_row(&self, db: &str, mut each: impl FnMut(EventRow)) -> Result<()> {
+    pub fn for_each_row(&self, db: &str, each: impl FnMut(EventRow)) -> Result<()> {
+        self.stream_rows(db, EtlTable::Events, each)
+    }
+
+    fn stream_rows<T>(&self, db: &str, table: EtlTable, mut each: impl FnMut(T)) -> Result<()>
+    where
+        T: ::clickhouse::RowOwned + ::clickhouse::RowRead,
+    {
         check_name(db)?;
-        let doing = format!("reading the rows of {db}.events");
-        let sql = format!("SELECT ?fields FROM {db}.events");
+        let table = table.name();
+        let doing = format!("reading the rows of {db}.{table}");
+        let sql = format!("SELECT ?fields FROM {db}.{table}");
         self.runtime
             .block_on(async {
-                let mut cursor = self.client.query(&sql).fetch::<EventRow>()?;
+                let mut cursor = self.client.query(&sql).fetch::<T>()?;
                 while let Some(row) = cursor.next().await? {
                     each(row);
                 }

@@ -46,7 +46,9 @@ use minijinja::Environment;
 use serde::Serialize;
 
 use crate::config::Suite;
-use crate::results::{read_results_file, read_rig_records, RigRecord, RunRecord, RIG_FILE};
+use crate::results::{
+    read_results_file, read_rig_records, RigRecord, RunRecord, SkippedLine, RIG_FILE,
+};
 
 /// The folder the pages go to when `--out` is not given: `html/` inside the
 /// results folder, so pages never land outside the folder the runs wrote to.
@@ -61,6 +63,19 @@ pub enum BadLines {
     Warn,
     /// Fail, naming its file and line (`suite report --strict`).
     Fail,
+}
+
+impl BadLines {
+    /// Warns of each skipped line, or fails on the first.
+    fn handle(self, skipped: &[SkippedLine]) -> Result<()> {
+        if let (BadLines::Fail, Some(bad)) = (self, skipped.first()) {
+            return Err(bad.clone().into());
+        }
+        for bad in skipped {
+            eprintln!("warning: {bad} (line skipped)");
+        }
+        Ok(())
+    }
 }
 
 /// Every record of every `<workload>.jsonl` in `dir`, by workload. A missing
@@ -90,14 +105,7 @@ pub fn load_results(dir: &Path, bad_lines: BadLines) -> Result<BTreeMap<String, 
             continue;
         };
         let file = read_results_file(&path)?;
-        if let Some(bad) = file.skipped.first() {
-            if bad_lines == BadLines::Fail {
-                return Err(bad.clone().into());
-            }
-        }
-        for bad in &file.skipped {
-            eprintln!("warning: {bad} (line skipped)");
-        }
+        bad_lines.handle(&file.skipped)?;
         results.insert(stem.to_string(), file.records);
     }
     Ok(results)
@@ -106,16 +114,9 @@ pub fn load_results(dir: &Path, bad_lines: BadLines) -> Result<BTreeMap<String, 
 /// The CPU rig's records of `dir` (none when it has no cpu-rig.jsonl); a
 /// line that is not a rig record is treated as `bad_lines` says.
 pub fn load_rig_results(dir: &Path, bad_lines: BadLines) -> Result<Vec<RigRecord>> {
-    let (records, skipped) = read_rig_records(dir)?;
-    if let Some(bad) = skipped.first() {
-        if bad_lines == BadLines::Fail {
-            return Err(bad.clone().into());
-        }
-    }
-    for bad in &skipped {
-        eprintln!("warning: {bad} (line skipped)");
-    }
-    Ok(records)
+    let file = read_rig_records(dir)?;
+    bad_lines.handle(&file.skipped)?;
+    Ok(file.records)
 }
 
 /// The templates, compiled into the binary so `suite` renders from anywhere.

@@ -401,51 +401,27 @@ pub struct RigConfig {
 
 /// Appends rig records to `dir`'s [`RIG_FILE`], each a line of its own.
 pub fn append_rig_records(dir: &Path, records: &[RigRecord]) -> Result<PathBuf> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let path = dir.join(RIG_FILE);
-    let mut text = String::new();
+    let mut lines = String::new();
     for record in records {
-        text.push_str(&serde_json::to_string(record)?);
-        text.push('\n');
+        lines.push_str(&serde_json::to_string(record)?);
+        lines.push('\n');
     }
-    let mut file = OpenOptions::new()
-        .create(true)
-        .read(true)
-        .append(true)
-        .open(&path)
-        .with_context(|| format!("opening {}", path.display()))?;
-    if ends_mid_line(&file).with_context(|| format!("reading {}", path.display()))? {
-        text.insert(0, '\n');
-    }
-    file.write_all(text.as_bytes())
-        .and_then(|()| file.sync_data())
-        .with_context(|| format!("appending to {}", path.display()))?;
+    append_lines(dir, &path, lines)?;
     Ok(path)
 }
 
-/// The rig records of `dir`, and the lines that are not rig records.
-pub fn read_rig_records(dir: &Path) -> Result<(Vec<RigRecord>, Vec<SkippedLine>)> {
+/// The rig records of `dir` (none without a [`RIG_FILE`]), and the lines
+/// that are not rig records.
+pub fn read_rig_records(dir: &Path) -> Result<ResultsFile<RigRecord>> {
     let path = dir.join(RIG_FILE);
     if !path.exists() {
-        return Ok((Vec::new(), Vec::new()));
+        return Ok(ResultsFile {
+            records: Vec::new(),
+            skipped: Vec::new(),
+        });
     }
-    let text =
-        std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
-    let (mut records, mut skipped) = (Vec::new(), Vec::new());
-    for (i, line) in text.lines().enumerate() {
-        if line.trim().is_empty() {
-            continue;
-        }
-        match serde_json::from_str(line) {
-            Ok(record) => records.push(record),
-            Err(err) => skipped.push(SkippedLine {
-                path: path.clone(),
-                line: i + 1,
-                reason: err.to_string(),
-            }),
-        }
-    }
-    Ok((records, skipped))
+    read_lines_of(&path)
 }
 
 /// The JSONL file of `workload` in `dir`.
@@ -467,25 +443,31 @@ pub fn ensure_writable(dir: &Path) -> std::io::Result<()> {
 /// single write on a file opened for appending, so a reader or an interrupted
 /// run never leaves half a line behind.
 pub fn append_record(dir: &Path, record: &RunRecord) -> Result<PathBuf> {
-    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let path = results_file(dir, &record.workload);
     let mut line = serde_json::to_string(record)?;
     line.push('\n');
+    append_lines(dir, &path, line)?;
+    Ok(path)
+}
+
+/// Appends whole `lines` to `path` in `dir` (created if missing) in one
+/// write, synced.
+fn append_lines(dir: &Path, path: &Path, mut lines: String) -> Result<()> {
+    std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let mut file = OpenOptions::new()
         .create(true)
         .read(true)
         .append(true)
-        .open(&path)
+        .open(path)
         .with_context(|| format!("opening {}", path.display()))?;
     // A file whose last line was cut short (a hand edit, a full disk) would
-    // swallow this record into that broken line: start a line of our own.
+    // swallow these lines into that broken one: start a line of our own.
     if ends_mid_line(&file).with_context(|| format!("reading {}", path.display()))? {
-        line.insert(0, '\n');
+        lines.insert(0, '\n');
     }
-    file.write_all(line.as_bytes())
+    file.write_all(lines.as_bytes())
         .and_then(|()| file.sync_data())
-        .with_context(|| format!("appending to {}", path.display()))?;
-    Ok(path)
+        .with_context(|| format!("appending to {}", path.display()))
 }
 
 /// A line of a results file that is not a run record.
@@ -499,10 +481,11 @@ pub struct SkippedLine {
     pub reason: String,
 }
 
-/// The records of one results file, and the lines that are not records.
+/// The records of one results file (run records, or the rig's), and the
+/// lines that are not records.
 #[derive(Debug)]
-pub struct ResultsFile {
-    pub records: Vec<RunRecord>,
+pub struct ResultsFile<R = RunRecord> {
+    pub records: Vec<R>,
     pub skipped: Vec<SkippedLine>,
 }
 
@@ -520,6 +503,12 @@ fn ends_mid_line(file: &std::fs::File) -> std::io::Result<bool> {
 /// aside with its reason, so one broken line never hides the others; only a
 /// file that cannot be read is an error.
 pub fn read_results_file(path: &Path) -> Result<ResultsFile> {
+    read_lines_of(path)
+}
+
+/// Reads every line of a JSONL file as an `R`, setting aside those that
+/// are not.
+fn read_lines_of<R: serde::de::DeserializeOwned>(path: &Path) -> Result<ResultsFile<R>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let mut file = ResultsFile {

@@ -15,20 +15,19 @@ use anyhow::{anyhow, Context, Result};
 use super::monitor::{Grid, Monitor, Watched};
 use super::progress::Progress;
 use super::{
-    create_topics, launch_settings, settle_committed, spawn_helper, Judged, RunContext, RunNames,
-    HELPER_EXIT_TIMEOUT, SCHEDULE_LEAD,
+    create_topics, launch_settings, settle_committed, spawn_helper, Judged, Processes, RunContext,
+    RunNames, HELPER_EXIT_TIMEOUT, SCHEDULE_LEAD,
 };
 use crate::analysis::etl::{sink_figures, InsertAck, RawVerifier, TableExpectation, TableVerifier};
 use crate::analysis::judge::{judge_etl, EtlInputs, Verified};
 use crate::broker::admin::OffsetReader;
 use crate::clickhouse::client::EtlTable;
 use crate::clickhouse::ClickHouseClient;
-use crate::clock::{now_us, sleep_until_us};
+use crate::clock::now_us;
 use crate::config::{EtlConfig, EtlDecoder, LineRef, SinkConfig, Workload};
 use crate::gendata::schedule::Schedule;
 use crate::gendata::{GendataPlan, GendataSummary};
-use crate::interrupt::{Interrupt, Interrupted};
-use crate::process::Supervised;
+use crate::interrupt::Interrupted;
 use crate::products::{self, EtlLaunch, Installation};
 use crate::results::{RunConfig, Variant, VerificationVerdict};
 
@@ -195,27 +194,18 @@ fn measure_into(
     );
 
     progress.phase("warm-up");
-    watch_until(
-        window_start_us,
-        &mut product,
-        &mut gendata,
-        interrupt,
-        progress,
-        &mut monitor,
-    )?;
+    let mut processes = Processes {
+        product: &mut product,
+        product_down: false,
+        helpers: vec![&mut gendata],
+    };
+    processes.watch_until(window_start_us, interrupt, progress, &mut monitor)?;
     monitor.sample(true)?;
     let window_start = monitor.rows.len() - 1;
     let rows_at_start = (now_us(), client.count_rows(&database, table)?);
 
     progress.phase("measuring");
-    watch_until(
-        window_end_us,
-        &mut product,
-        &mut gendata,
-        interrupt,
-        progress,
-        &mut monitor,
-    )?;
+    processes.watch_until(window_end_us, interrupt, progress, &mut monitor)?;
     monitor.sample(true)?;
     let rows_at_end = (now_us(), client.count_rows(&database, table)?);
     let ticks_per_s = monitor.ticks_per_s();
@@ -307,33 +297,6 @@ fn read_insert_log(path: &Path) -> Result<Vec<InsertAck>> {
                 .with_context(|| format!("{}: not an insert acknowledgement: {l}", path.display()))
         })
         .collect()
-}
-
-/// Waits until `until_us`, sampling on schedule; fails as soon as the
-/// product exits, gendata fails, or Ctrl-C arrives.
-fn watch_until(
-    until_us: i64,
-    product: &mut Supervised,
-    gendata: &mut Supervised,
-    interrupt: &Interrupt,
-    progress: &mut Progress,
-    monitor: &mut Monitor<'_>,
-) -> Result<()> {
-    loop {
-        let now = now_us();
-        if now >= until_us {
-            return Ok(());
-        }
-        product.check_alive()?;
-        gendata.check_not_failed()?;
-        if interrupt.is_set() {
-            return Err(Interrupted.into());
-        }
-        monitor.sample_if_due(now)?;
-        monitor.poll_offsets_if_due(now)?;
-        progress.tick(now);
-        sleep_until_us((now + 100_000).min(until_us).min(monitor.next_due_us()));
-    }
 }
 
 #[cfg(test)]

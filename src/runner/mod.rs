@@ -351,7 +351,7 @@ fn measure(
     let mut processes = Processes {
         product: &mut product,
         product_down: false,
-        helpers: [&mut gendata, &mut probe],
+        helpers: vec![&mut gendata, &mut probe],
     };
     processes.watch_until(window_start_us, interrupt, &mut progress, &mut monitor)?;
     monitor.sample(true)?;
@@ -636,8 +636,9 @@ struct Processes<'p> {
     product: &'p mut Supervised,
     /// Killed on purpose and not restarted: its absence is no failure.
     product_down: bool,
-    /// gendata and the probe: they end by themselves at the window's end.
-    helpers: [&'p mut Supervised; 2],
+    /// gendata and the probe (an ETL run has no probe): they end by
+    /// themselves at the window's end.
+    helpers: Vec<&'p mut Supervised>,
 }
 
 impl Processes<'_> {

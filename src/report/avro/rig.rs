@@ -299,7 +299,7 @@ mod tests {
     fn fixture_batch(id: &str, at: &str) -> Vec<RigRecord> {
         let dir =
             std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/report/results");
-        let mut records = crate::results::read_rig_records(&dir).unwrap().0;
+        let mut records = crate::results::read_rig_records(&dir).unwrap().records;
         for r in &mut records {
             r.batch_id = id.into();
             r.started_at = at.into();
