@@ -326,6 +326,10 @@ pub struct ProbeArgs {
     /// Arrivals from here on are not; the probe then exits.
     #[arg(long)]
     pub window_end_us: i64,
+    /// The field of an output record holding when it was due, epoch
+    /// microseconds (the workload's: `ts_us`, a pane's `window_end_us`).
+    #[arg(long, default_value = "ts_us")]
+    pub stamp_field: String,
     /// Write the summary here as JSON (default: standard output).
     #[arg(long)]
     pub summary: Option<PathBuf>,

@@ -75,6 +75,7 @@ fn probe_plan(args: ProbeArgs) -> ProbePlan {
         floor_topic: args.floor_topic,
         window_start_us: args.window_start_us,
         window_end_us: args.window_end_us,
+        stamp_field: args.stamp_field,
         summary: args.summary,
     }
 }
@@ -507,6 +508,16 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
         .iter()
         .map(config_for)
         .collect::<Result<_>>()?;
+    if let Some(config) = configs.iter().find(|c| c.rate == 0) {
+        if workload.topic_output().is_some_and(|o| o.needs_schedule()) {
+            anyhow::bail!(
+                "workload `{}` needs a paced run: its records fall in windows by gendata's schedule, \
+                 which {} has none of; give a rate above 0",
+                workload.name,
+                if config.drain_records.is_some() { "a drain run" } else { "rate 0" }
+            );
+        }
+    }
     if let Some(plan) = request.chaos {
         if plan.kill_at_s >= window_s {
             anyhow::bail!(

@@ -25,3 +25,4 @@ pub mod results;
 pub mod rig;
 pub mod runner;
 pub mod sampler;
+pub mod workloads;

@@ -15,21 +15,17 @@ use crate::results::{
 };
 
 use super::sanity::{judge_sanity, SanityInputs};
-use super::verify::expected_selectivity;
 use super::window::{self, OffsetRead, Sample};
 use super::{
     added_over_floor, classify, rows_per_s_per_core, rows_per_s_per_gb, us_cpu_per_record,
 };
+use crate::gendata::schedule::Schedule;
+use crate::workloads::{Checked, TopicOutput};
 
 /// What the verify phase found, or why the output could not be verified.
 #[derive(Debug, Clone)]
 pub enum Verified {
-    Checked {
-        verification: Verification,
-        breach_rate: Option<f64>,
-        /// (records whose derived fields were recomputed, of which wrong).
-        enrichment: (u64, u64),
-    },
+    Checked(Checked),
     Skipped(String),
 }
 
@@ -55,6 +51,10 @@ pub struct JudgeInputs<'a> {
     pub window_start_us: i64,
     pub ticks_per_s: f64,
     pub config: &'a RunConfig,
+    /// What the workload owes, for the sanity checks.
+    pub workload: &'a dyn TopicOutput,
+    /// gendata's schedule; `None` when unpaced.
+    pub schedule: Option<Schedule>,
     pub gendata: &'a GendataSummary,
     pub probe: &'a ProbeSummary,
     pub verified: &'a Verified,
@@ -348,30 +348,28 @@ pub fn judge(m: &JudgeInputs<'_>) -> Judgement {
     if m.chaos {
         j.flags.push(flag::CHAOS);
     }
-    let (breach_rate, enrichment) = match m.verified {
-        Verified::Checked {
-            breach_rate,
-            enrichment,
-            ..
-        } => (*breach_rate, *enrichment),
-        Verified::Skipped(_) => (None, (0, 0)),
+    let (content, figures) = match m.verified {
+        Verified::Checked(checked) => (checked.content, checked.figures.clone()),
+        Verified::Skipped(_) => ((0, 0), BTreeMap::new()),
     };
     let consumed = flow.consumed.round() as u64;
-    let sanity = judge_sanity(&SanityInputs {
+    let sanity = judge_sanity(SanityInputs {
+        spec: m.workload.sanity(),
         output: out.count,
         consumed,
         expected_selectivity: (m.config.input_partitions == 1)
             .then(|| {
-                expected_selectivity(
+                m.workload.expected_selectivity(
                     m.config.seed,
+                    m.schedule,
                     flow.committed_first,
                     flow.committed_first + consumed,
                 )
             })
             .flatten(),
         tolerance: m.tolerances.selectivity,
-        breach_rate,
-        enrichment,
+        content,
+        figures,
     });
     if sanity.verdict != SanityVerdict::Ok {
         j.flags.push(flag::SANITY_WARNING);
@@ -430,7 +428,7 @@ fn put_efficiency(j: &mut Judgement, p: &ResourceSummary, consumed_per_s: f64) {
 /// The verification, and its verdict as a flag.
 fn put_verification(j: &mut Judgement, verified: &Verified) {
     match verified {
-        Verified::Checked { verification, .. } => {
+        Verified::Checked(Checked { verification, .. }) => {
             match verification.verdict {
                 VerificationVerdict::Passed => {}
                 VerificationVerdict::Failed => j.flags.push(flag::VERIFICATION_FAILED),
@@ -456,6 +454,8 @@ pub struct DrainInputs<'a> {
     pub samples: &'a [Sample],
     pub ticks_per_s: f64,
     pub config: &'a RunConfig,
+    /// What the workload owes, for the sanity checks.
+    pub workload: &'a dyn TopicOutput,
     /// gendata's account of the pre-fill.
     pub prefill: &'a GendataSummary,
     pub verified: &'a Verified,
@@ -630,22 +630,22 @@ pub fn judge_drain(m: &DrainInputs<'_>) -> Judgement {
     }
 
     // sanity and verification over the whole input
-    if let Verified::Checked {
-        verification,
-        breach_rate,
-        enrichment,
-    } = m.verified
-    {
-        let consumed = verification.committed_offset.min(m.records);
-        let sanity = judge_sanity(&SanityInputs {
-            output: verification.output_records,
+    if let Verified::Checked(checked) = m.verified {
+        let consumed = checked.verification.committed_offset.min(m.records);
+        // The pre-fill is unpaced: no schedule.
+        let sanity = judge_sanity(SanityInputs {
+            spec: m.workload.sanity(),
+            output: checked.verification.output_records,
             consumed,
             expected_selectivity: (m.config.input_partitions == 1)
-                .then(|| expected_selectivity(m.config.seed, 0, consumed))
+                .then(|| {
+                    m.workload
+                        .expected_selectivity(m.config.seed, None, 0, consumed)
+                })
                 .flatten(),
             tolerance: m.tolerances.selectivity,
-            breach_rate: *breach_rate,
-            enrichment: *enrichment,
+            content: checked.content,
+            figures: checked.figures.clone(),
         });
         if sanity.verdict != SanityVerdict::Ok {
             j.flags.push(flag::SANITY_WARNING);
@@ -826,6 +826,28 @@ mod tests {
         }
     }
 
+    /// What a verifier found: the stateless workload's figures.
+    fn checked(
+        verification: Verification,
+        breach_rate: Option<f64>,
+        content: (u64, u64),
+    ) -> Verified {
+        Verified::Checked(Checked {
+            verification,
+            content,
+            figures: breach_rate
+                .map(|rate| BTreeMap::from([("breach_rate".to_string(), rate)]))
+                .unwrap_or_default(),
+        })
+    }
+
+    fn stateless() -> &'static dyn TopicOutput {
+        match crate::workloads::find("stateless").unwrap().output() {
+            crate::workloads::Output::Topic(topic) => topic,
+            crate::workloads::Output::Table => unreachable!("stateless writes a topic"),
+        }
+    }
+
     fn config(window_s: u64) -> RunConfig {
         RunConfig {
             rate: 1000,
@@ -922,11 +944,11 @@ mod tests {
                 config: config(seconds as u64),
                 gendata: gendata(records, 2.0, 5.0),
                 probe: probe(records * 29 / 100, 1000),
-                verified: Verified::Checked {
-                    verification: verification(VerificationVerdict::Passed),
-                    breach_rate: Some(0.2),
-                    enrichment: (records * 29 / 100, 0),
-                },
+                verified: checked(
+                    verification(VerificationVerdict::Passed),
+                    Some(0.2),
+                    (records * 29 / 100, 0),
+                ),
             }
         }
 
@@ -938,6 +960,8 @@ mod tests {
                 window_start_us: 2_000_000,
                 ticks_per_s: 100.0,
                 config: &self.config,
+                workload: stateless(),
+                schedule: None,
                 gendata: &self.gendata,
                 probe: &self.probe,
                 verified: &self.verified,
@@ -1150,19 +1174,11 @@ mod tests {
     #[test]
     fn verification_verdicts_become_flags() {
         let mut c = Crafted::new(10, |t| 1000.0 * t);
-        c.verified = Verified::Checked {
-            verification: verification(VerificationVerdict::Incomplete),
-            breach_rate: None,
-            enrichment: (0, 0),
-        };
+        c.verified = checked(verification(VerificationVerdict::Incomplete), None, (0, 0));
         let j = c.judge();
         assert!(j.flags.contains(&flag::VERIFICATION_INCOMPLETE));
         assert!(!j.flags.contains(&flag::VERIFICATION_FAILED));
-        c.verified = Verified::Checked {
-            verification: verification(VerificationVerdict::Failed),
-            breach_rate: None,
-            enrichment: (0, 0),
-        };
+        c.verified = checked(verification(VerificationVerdict::Failed), None, (0, 0));
         assert!(c.judge().flags.contains(&flag::VERIFICATION_FAILED));
     }
 
@@ -1215,11 +1231,7 @@ mod tests {
                 samples,
                 config,
                 prefill,
-                verified: Verified::Checked {
-                    verification: verified,
-                    breach_rate: Some(0.2),
-                    enrichment: (1000, 0),
-                },
+                verified: checked(verified, Some(0.2), (1000, 0)),
             }
         }
 
@@ -1231,6 +1243,7 @@ mod tests {
                 samples: &self.samples,
                 ticks_per_s: 100.0,
                 config: &self.config,
+                workload: stateless(),
                 prefill: &self.prefill,
                 verified: &self.verified,
                 bound_s: 60.0,

@@ -8,7 +8,6 @@ pub mod interval;
 pub mod judge;
 pub mod paired;
 pub mod sanity;
-pub mod verify;
 pub mod window;
 
 use crate::results::Regime;

@@ -1,38 +1,41 @@
-//! Sanity: are we benching the same thing? Selectivity against the value
-//! gendata's determinism implies, the breach rate, and the enrichment check.
+//! Sanity: are we benching the same thing? Selectivity against what the
+//! workload owes for the input consumed, its content check, and the
+//! workload's own figures.
+
+use std::collections::BTreeMap;
 
 use crate::results::{Sanity, SanityVerdict};
-
-/// Fewer recomputed records than this is too small a sample to vouch for the
-/// enrichment.
-pub const MIN_ENRICHMENT_SAMPLE: u64 = 500;
+use crate::workloads::SanitySpec;
 
 /// What the sanity checks are judged from.
-#[derive(Debug, Clone, Copy)]
-pub struct SanityInputs {
-    /// Output records that arrived in the window.
+#[derive(Debug, Clone)]
+pub struct SanityInputs<'a> {
+    pub spec: &'a SanitySpec,
+    /// Outputs that arrived in the window.
     pub output: u64,
     /// Input records consumed (committed) in the window.
     pub consumed: u64,
-    /// The kept share of the consumed range; `None` when it was empty.
+    /// Outputs owed per input over the consumed range; `None` when unknown.
     pub expected_selectivity: Option<f64>,
     /// bench.yaml's tolerance on selectivity, a share (0.25 = 25 %).
     pub tolerance: f64,
-    pub breach_rate: Option<f64>,
-    /// (records whose derived fields were recomputed, of which wrong).
-    pub enrichment: (u64, u64),
+    /// (outputs whose content was recomputed, of which wrong).
+    pub content: (u64, u64),
+    pub figures: BTreeMap<String, f64>,
 }
 
 /// The verdict: `warning` when selectivity is off by more than the tolerance,
-/// a derived field was wrong, or too little output was there to check.
-pub fn judge_sanity(inputs: &SanityInputs) -> Sanity {
+/// some content was wrong, or too little output was there to check.
+pub fn judge_sanity(inputs: SanityInputs<'_>) -> Sanity {
+    let spec = inputs.spec;
     let selectivity = (inputs.consumed > 0).then(|| inputs.output as f64 / inputs.consumed as f64);
     let deviation = match (selectivity, inputs.expected_selectivity) {
         (Some(s), Some(e)) if e > 0.0 => Some((s / e - 1.0).abs()),
         _ => None,
     };
     let selectivity_ok = deviation.is_some_and(|d| d <= inputs.tolerance);
-    let (checked, mismatched) = inputs.enrichment;
+    let (checked, mismatched) = inputs.content;
+    let (unit, content) = (spec.unit, spec.content);
     let mut problems = Vec::new();
     match (selectivity, inputs.expected_selectivity, deviation) {
         (Some(s), Some(e), Some(d)) if !selectivity_ok => problems.push(format!(
@@ -48,16 +51,17 @@ pub fn judge_sanity(inputs: &SanityInputs) -> Sanity {
     }
     if mismatched > 0 {
         problems.push(format!(
-            "{mismatched} of {checked} records have wrong derived fields"
+            "{mismatched} of {checked} {unit} have wrong {content}"
         ));
-    } else if checked < MIN_ENRICHMENT_SAMPLE {
+    } else if checked < spec.min_content_sample {
         problems.push(format!(
-            "only {checked} records to check the enrichment on (at least {MIN_ENRICHMENT_SAMPLE} needed)"
+            "only {checked} {unit} to check the {content} on (at least {} needed)",
+            spec.min_content_sample
         ));
     }
     let message = if problems.is_empty() {
         format!(
-            "selectivity {:.4} vs expected {:.4} (within {:.0} %); derived fields right on all {checked} records",
+            "selectivity {:.4} vs expected {:.4} (within {:.0} %); {content} right on all {checked} {unit}",
             selectivity.unwrap_or_default(),
             inputs.expected_selectivity.unwrap_or_default(),
             inputs.tolerance * 100.0
@@ -71,9 +75,9 @@ pub fn judge_sanity(inputs: &SanityInputs) -> Sanity {
         selectivity_deviation: deviation,
         tolerance: inputs.tolerance,
         selectivity_ok,
-        breach_rate: inputs.breach_rate,
-        enrichment_checked: checked,
-        enrichment_mismatched: mismatched,
+        figures: inputs.figures,
+        content_checked: checked,
+        content_mismatched: mismatched,
         verdict: if problems.is_empty() {
             SanityVerdict::Ok
         } else {
@@ -87,51 +91,65 @@ pub fn judge_sanity(inputs: &SanityInputs) -> Sanity {
 mod tests {
     use super::*;
 
-    fn inputs(output: u64, consumed: u64, enrichment: (u64, u64)) -> SanityInputs {
+    static SPEC: SanitySpec = SanitySpec {
+        unit: "records",
+        content: "derived fields",
+        min_content_sample: 500,
+        figures: &[("breach_rate", "breach rate")],
+    };
+
+    fn inputs(output: u64, consumed: u64, content: (u64, u64)) -> SanityInputs<'static> {
         SanityInputs {
+            spec: &SPEC,
             output,
             consumed,
             expected_selectivity: Some(0.29),
             tolerance: 0.25,
-            breach_rate: Some(0.2),
-            enrichment,
+            content,
+            figures: BTreeMap::from([("breach_rate".to_string(), 0.2)]),
         }
     }
 
     #[test]
     fn the_expected_share_and_right_fields_are_ok() {
-        let s = judge_sanity(&inputs(2_900, 10_000, (3_000, 0)));
+        let s = judge_sanity(inputs(2_900, 10_000, (3_000, 0)));
         assert_eq!(s.verdict, SanityVerdict::Ok, "{}", s.message);
         assert!(s.selectivity_ok);
         assert!(s.selectivity_deviation.unwrap() < 1e-9);
+        assert_eq!(s.figures["breach_rate"], 0.2);
     }
 
     #[test]
     fn a_wrong_ratio_beyond_the_tolerance_warns() {
-        let s = judge_sanity(&inputs(2_000, 10_000, (3_000, 0)));
+        let s = judge_sanity(inputs(2_000, 10_000, (3_000, 0)));
         assert_eq!(s.verdict, SanityVerdict::Warning);
         assert!(!s.selectivity_ok);
         assert!(s.message.contains("31.0 % off"), "{}", s.message);
         // Inside the tolerance is fine.
         assert_eq!(
-            judge_sanity(&inputs(2_300, 10_000, (3_000, 0))).verdict,
+            judge_sanity(inputs(2_300, 10_000, (3_000, 0))).verdict,
             SanityVerdict::Ok
         );
     }
 
     #[test]
     fn wrong_derived_fields_or_too_small_a_sample_warn() {
-        let s = judge_sanity(&inputs(2_900, 10_000, (3_000, 4)));
+        let s = judge_sanity(inputs(2_900, 10_000, (3_000, 4)));
         assert_eq!(s.verdict, SanityVerdict::Warning);
-        assert!(s.message.contains("4 of 3000"), "{}", s.message);
-        let small = judge_sanity(&inputs(2_900, 10_000, (499, 0)));
+        assert!(
+            s.message
+                .contains("4 of 3000 records have wrong derived fields"),
+            "{}",
+            s.message
+        );
+        let small = judge_sanity(inputs(2_900, 10_000, (499, 0)));
         assert_eq!(small.verdict, SanityVerdict::Warning);
         assert!(small.message.contains("only 499"), "{}", small.message);
     }
 
     #[test]
     fn nothing_consumed_is_a_warning_not_a_division() {
-        let s = judge_sanity(&inputs(0, 0, (0, 0)));
+        let s = judge_sanity(inputs(0, 0, (0, 0)));
         assert_eq!(s.verdict, SanityVerdict::Warning);
         assert_eq!(s.selectivity, None);
         assert!(s.message.contains("nothing was consumed"), "{}", s.message);

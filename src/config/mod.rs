@@ -65,7 +65,7 @@ pub(crate) fn load_yaml<T: DeserializeOwned>(path: &Path) -> Result<T, ConfigErr
     parse_yaml(path, &read_text(path)?)
 }
 
-fn read_text(path: &Path) -> Result<String, ConfigError> {
+pub(crate) fn read_text(path: &Path) -> Result<String, ConfigError> {
     std::fs::read_to_string(path).map_err(|source| ConfigError::Read {
         path: path.to_path_buf(),
         source,
@@ -74,7 +74,7 @@ fn read_text(path: &Path) -> Result<String, ConfigError> {
 
 /// The 1-based line of the first `key:` in `text` outside comments, for
 /// errors about a value that parsed but is out of range.
-fn key_line(text: &str, key: &str) -> Option<usize> {
+pub(crate) fn key_line(text: &str, key: &str) -> Option<usize> {
     let sets_key = |line: &str| {
         let code = line.split('#').next().unwrap_or_default();
         code.match_indices(key).any(|(at, _)| {
@@ -146,7 +146,37 @@ impl Suite {
             workloads,
         };
         suite.check_line_names()?;
+        suite.check_product_workloads()?;
         Ok(suite)
+    }
+
+    /// A product may only claim workloads that exist.
+    fn check_product_workloads(&self) -> Result<(), ConfigError> {
+        for product in self.products.values() {
+            if let Some(unknown) = product
+                .workloads
+                .iter()
+                .find(|w| !self.workloads.contains_key(*w))
+            {
+                let line = read_text(&product.path)
+                    .ok()
+                    .and_then(|text| key_line(&text, "workloads"))
+                    .unwrap_or(1);
+                return Err(ConfigError::Value {
+                    path: product.path.clone(),
+                    line,
+                    message: format!(
+                        "workload `{unknown}` is not in workloads/ (known: {})",
+                        self.workloads
+                            .keys()
+                            .cloned()
+                            .collect::<Vec<_>>()
+                            .join(", ")
+                    ),
+                });
+            }
+        }
+        Ok(())
     }
 
     fn check_line_names(&self) -> Result<(), ConfigError> {

@@ -1,8 +1,9 @@
 //! The latency probe: a read_committed consumer tailing the output topic.
 //!
-//! latency = the probe's wall-clock arrival time - the record's gendata
-//! timestamp (its intended send time), on one host and one clock. Only
-//! arrivals inside the measurement window are counted.
+//! latency = the probe's wall-clock arrival time - the time the record was
+//! due, on one host and one clock: its gendata timestamp (intended send
+//! time) for a per-record workload, a pane's window end for a windowed one.
+//! Only arrivals inside the measurement window are counted.
 //!
 //! The same process measures the setup floor: a producer writes one small
 //! record every 10 ms (acks=all, gendata's 1 ms linger) to the run's floor
@@ -33,6 +34,7 @@ use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::producer::{BaseRecord, Producer, ThreadedProducer};
 use rdkafka::Offset;
+use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
 use crate::broker::admin::assign_all;
@@ -60,14 +62,74 @@ pub struct ProbePlan {
     pub window_start_us: i64,
     /// Arrivals from here on are not; the probe then exits.
     pub window_end_us: i64,
+    /// The output records' field holding when each was due, epoch µs.
+    pub stamp_field: String,
     /// Where the summary goes as JSON (standard output when `None`).
     pub summary: Option<PathBuf>,
 }
 
-/// The field the probe reads of every record.
-#[derive(Deserialize)]
-struct Stamp {
-    ts_us: i64,
+/// The field floor records are stamped in.
+const FLOOR_STAMP: &str = "ts_us";
+
+/// Reads one integer field of a JSON object and skips the rest unparsed, so
+/// the probe's cost does not grow with the record.
+struct StampOf<'f>(&'f str);
+
+impl<'de> DeserializeSeed<'de> for StampOf<'_> {
+    type Value = Option<i64>;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Option<i64>, D::Error> {
+        deserializer.deserialize_map(self)
+    }
+}
+
+impl<'de> Visitor<'de> for StampOf<'_> {
+    type Value = Option<i64>;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "a JSON object with an integer `{}`", self.0)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Option<i64>, A::Error> {
+        let mut stamp = None;
+        while let Some(is_stamp) = map.next_key_seed(IsField(self.0))? {
+            if is_stamp {
+                stamp = Some(map.next_value::<i64>()?);
+            } else {
+                map.next_value::<IgnoredAny>()?;
+            }
+        }
+        Ok(stamp)
+    }
+}
+
+/// Whether a key is the one field looked for.
+struct IsField<'f>(&'f str);
+
+impl<'de> DeserializeSeed<'de> for IsField<'_> {
+    type Value = bool;
+
+    fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<bool, D::Error> {
+        deserializer.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for IsField<'_> {
+    type Value = bool;
+
+    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("a field name")
+    }
+
+    fn visit_str<E: serde::de::Error>(self, key: &str) -> Result<bool, E> {
+        Ok(key == self.0)
+    }
+}
+
+/// The integer `field` of a JSON record, when it has one.
+fn stamp_of(payload: &[u8], field: &str) -> Option<i64> {
+    let mut deserializer = serde_json::Deserializer::from_slice(payload);
+    StampOf(field).deserialize(&mut deserializer).ok().flatten()
 }
 
 /// Percentiles of one histogram, in milliseconds, with the histogram itself.
@@ -149,7 +211,7 @@ fn write_floor(bootstrap: &str, topic: &str, stop: &AtomicBool) -> Result<()> {
     let mut slot = now_us();
     while !stop.load(Ordering::Relaxed) {
         sleep_until_us(slot);
-        let payload = format!("{{\"ts_us\":{slot}}}");
+        let payload = format!("{{\"{FLOOR_STAMP}\":{slot}}}");
         // A full queue here would mean the broker is gone; the record is skipped.
         let _ = producer.send(BaseRecord::<(), str>::to(topic).payload(&payload));
         slot += FLOOR_PERIOD_US;
@@ -161,6 +223,7 @@ fn write_floor(bootstrap: &str, topic: &str, stop: &AtomicBool) -> Result<()> {
 /// The window's arrivals, timed.
 struct Timing<'a> {
     floor_topic: &'a str,
+    stamp_field: &'a str,
     window_start_us: i64,
     output: Histogram<u64>,
     floor: Histogram<u64>,
@@ -174,16 +237,15 @@ impl Timing<'_> {
             return Ok(());
         }
         let is_floor = message.topic() == self.floor_topic;
-        let stamp = message
-            .payload()
-            .and_then(|p| serde_json::from_slice::<Stamp>(p).ok());
+        let field = if is_floor {
+            FLOOR_STAMP
+        } else {
+            self.stamp_field
+        };
+        let stamp = message.payload().and_then(|p| stamp_of(p, field));
         match (stamp, is_floor) {
-            (Some(stamp), false) => self
-                .output
-                .record((arrival_us - stamp.ts_us).max(1) as u64)?,
-            (Some(stamp), true) => self
-                .floor
-                .record((arrival_us - stamp.ts_us).max(1) as u64)?,
+            (Some(due_us), false) => self.output.record((arrival_us - due_us).max(1) as u64)?,
+            (Some(due_us), true) => self.floor.record((arrival_us - due_us).max(1) as u64)?,
             (None, false) => self.unreadable += 1,
             (None, true) => {}
         }
@@ -231,6 +293,7 @@ pub fn run(plan: &ProbePlan) -> Result<()> {
 
     let mut timing = Timing {
         floor_topic: &plan.floor_topic,
+        stamp_field: &plan.stamp_field,
         window_start_us: plan.window_start_us,
         output: new_histogram(),
         floor: new_histogram(),
@@ -339,6 +402,19 @@ mod tests {
         let back: Histogram<u64> = Deserializer::new().deserialize(&mut &bytes[..]).unwrap();
         assert_eq!(back.len(), 1000);
         assert_eq!(back.value_at_quantile(0.5), h.value_at_quantile(0.5));
+    }
+
+    #[test]
+    fn the_stamp_is_read_from_the_named_field_only() {
+        let pane = br#"{"window_start_us":1000000,"region":"eu-west","nested":{"window_end_us":5},"window_end_us":2000000,"count":3}"#;
+        assert_eq!(stamp_of(pane, "window_end_us"), Some(2_000_000));
+        assert_eq!(stamp_of(pane, "ts_us"), None);
+        assert_eq!(
+            stamp_of(br#"{"ts_us":17,"x":[1,{"ts_us":2}]}"#, "ts_us"),
+            Some(17)
+        );
+        assert_eq!(stamp_of(br#"{"ts_us":"late"}"#, "ts_us"), None);
+        assert_eq!(stamp_of(b"not json", "ts_us"), None);
     }
 
     #[test]

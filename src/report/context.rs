@@ -314,7 +314,12 @@ pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> Worklo
         latency: latency_section(iso, iso_settings.label(), iso_settings.detail()),
         points: sections,
         eos_cost,
-        sanity: sanity::sanity_table(&points),
+        sanity: sanity::sanity_table(
+            &points,
+            workload
+                .and_then(|w| w.topic_output())
+                .map(|output| output.sanity()),
+        ),
         sanity_verdict: sanity::sanity_verdict(&points),
         characteristics: characteristics_table(suite, name, &page_lines),
         client_settings: super::settings::client_settings_table(suite, name, &page_lines),

@@ -1,6 +1,9 @@
 //! The sanity and verification section: for each line its newest comparable
 //! run and its newest run with a crash injected, what the records say of
-//! selectivity, enrichment and the exact check of the output, and a one-line
+//! selectivity, the workload's own figures and content check (named by the
+//! workload: breach rate and derived fields for stateless, panes per window
+//! and pane aggregates for windowed-lowcard) and the exact check of the
+//! output, and a one-line
 //! verdict naming every line that is off. Absent results read "not verified".
 //! One table for the page, each line's runs at each bench point listed with
 //! their point: a run's sanity and verification judge that run alone and
@@ -11,6 +14,15 @@ use super::points::PointRuns;
 use super::table::{date_time, grouped, number, signed_percent, Cell, Column, Row, Table};
 use crate::config::Delivery;
 use crate::results::{flag, RunRecord, SanityVerdict, VerificationVerdict};
+use crate::workloads::SanitySpec;
+
+/// What a workload with no sanity spec of its own (a table sink) shows.
+static NO_SPEC: SanitySpec = SanitySpec {
+    unit: "records",
+    content: "content",
+    min_content_sample: 0,
+    figures: &[],
+};
 
 /// The runs the sanity table shows per line at a point: the newest
 /// comparable run, and the newest run with a crash injected.
@@ -51,34 +63,33 @@ fn named_lines<'p, 'a>(points: &'p [PointRuns<'a>]) -> Vec<(String, &'p LineRuns
         .collect()
 }
 
-pub(super) fn sanity_table(points: &[PointRuns<'_>]) -> Table {
-    let columns = [
-        "line",
-        "point",
-        "run",
-        "selectivity",
-        "expected",
-        "✓",
-        "breach rate",
-        "enrichment",
-        "sample",
-        "missing",
-        "duplicated",
-        "unexpected",
-        "corrupted",
-        "verified",
-        "recovery",
+/// The table; its figure and content columns are the workload's (`spec`).
+pub(super) fn sanity_table(points: &[PointRuns<'_>], spec: Option<&SanitySpec>) -> Table {
+    let spec = spec.unwrap_or(&NO_SPEC);
+    let content = spec.content;
+    let mut columns = vec![
+        Column::plain("line"),
+        Column::plain("point"),
+        Column::utc("run"),
+        Column::plain("selectivity"),
+        Column::plain("expected"),
+        Column::plain("✓"),
     ];
-    let mut table = Table::new(
-        "Sanity and verification",
-        columns
-            .iter()
-            .map(|c| match *c {
-                "run" => Column::utc(c),
-                _ => Column::plain(c),
-            })
-            .collect(),
+    columns.extend(spec.figures.iter().map(|(_, label)| Column::plain(label)));
+    columns.extend(
+        [
+            content,
+            "sample",
+            "missing",
+            "duplicated",
+            "unexpected",
+            "corrupted",
+            "verified",
+            "recovery",
+        ]
+        .map(Column::plain),
     );
+    let mut table = Table::new("Sanity and verification", columns);
     for point in points {
         for line in &point.lines {
             for run in sanity_runs(line) {
@@ -100,6 +111,12 @@ pub(super) fn sanity_table(points: &[PointRuns<'_>]) -> Table {
                 row = match &run.sanity {
                     Some(s) => {
                         let ok = s.selectivity_ok && s.verdict == SanityVerdict::Ok;
+                        for (key, label) in spec.figures {
+                            row = row.set(
+                                label,
+                                Cell::text(maybe_number(s.figures.get(*key).copied())),
+                            );
+                        }
                         row.set("selectivity", Cell::text(maybe_number(s.selectivity)))
                             .set("expected", Cell::text(maybe_number(s.expected_selectivity)))
                             .set(
@@ -114,28 +131,30 @@ pub(super) fn sanity_table(points: &[PointRuns<'_>]) -> Table {
                                         s.message
                                     )),
                             )
-                            .set("breach rate", Cell::text(maybe_number(s.breach_rate)))
                             .set(
-                                "enrichment",
-                                if s.enrichment_mismatched == 0 {
+                                content,
+                                if s.content_mismatched == 0 {
                                     Cell::text("✓").with_class("ok")
                                 } else {
                                     Cell::text(format!(
                                         "⚠ {} differ",
-                                        grouped(s.enrichment_mismatched as i64)
+                                        grouped(s.content_mismatched as i64)
                                     ))
                                     .with_class("warn")
                                 },
                             )
-                            .set("sample", Cell::text(grouped(s.enrichment_checked as i64)))
+                            .set("sample", Cell::text(grouped(s.content_checked as i64)))
                     }
-                    None => row
-                        .set("selectivity", Cell::text("not verified").with_class("na"))
-                        .set("expected", Cell::missing())
-                        .set("✓", Cell::missing())
-                        .set("breach rate", Cell::missing())
-                        .set("enrichment", Cell::missing())
-                        .set("sample", Cell::missing()),
+                    None => {
+                        for (_, label) in spec.figures {
+                            row = row.set(label, Cell::missing());
+                        }
+                        row.set("selectivity", Cell::text("not verified").with_class("na"))
+                            .set("expected", Cell::missing())
+                            .set("✓", Cell::missing())
+                            .set(content, Cell::missing())
+                            .set("sample", Cell::missing())
+                    }
                 };
                 row = match &run.verification {
                     Some(v) => {
@@ -152,7 +171,7 @@ pub(super) fn sanity_table(points: &[PointRuns<'_>]) -> Table {
                         .set(
                             "verified",
                             Cell::text(text).with_class(class).with_title(format!(
-                                "{}; expected {} of {} input records, read {}, {} beyond the commit",
+                                "{}; expected {} from {} input records, read {}, {} beyond the commit",
                                 v.message,
                                 grouped(v.expected as i64),
                                 grouped(v.input_records as i64),
@@ -201,10 +220,10 @@ fn problems(run: &RunRecord) -> Vec<String> {
                 maybe_number(s.expected_selectivity)
             ));
         }
-        if s.enrichment_mismatched > 0 {
+        if s.content_mismatched > 0 {
             out.push(format!(
-                "{} of {} enrichments differ",
-                s.enrichment_mismatched, s.enrichment_checked
+                "{} of {} checked outputs differ",
+                s.content_mismatched, s.content_checked
             ));
         }
     } else if run.has_flag(flag::SANITY_WARNING) {

@@ -74,7 +74,8 @@ pub struct RunRecord {
     /// gendata's own account of the run.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub gendata: Option<GendataSummary>,
-    /// Are we benching the same thing: selectivity, breach rate, enrichment.
+    /// Are we benching the same thing: selectivity, the workload's own
+    /// figures and its content check.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sanity: Option<Sanity>,
     /// The output read back whole and matched against the deterministic input.
@@ -170,12 +171,14 @@ impl RunConfig {
 
 /// Sanity of one run: did the product do the workload's work?
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "StoredSanity")]
 pub struct Sanity {
     /// Output records / consumed records in the window; absent when nothing
     /// was consumed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub selectivity: Option<f64>,
-    /// The kept share of exactly the input range consumed in the window.
+    /// What the workload owes per input record over exactly the input range
+    /// consumed in the window.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub expected_selectivity: Option<f64>,
     /// |selectivity / expected - 1|.
@@ -184,15 +187,63 @@ pub struct Sanity {
     /// bench.yaml's `tolerances.selectivity`.
     pub tolerance: f64,
     pub selectivity_ok: bool,
-    /// Share of output records with `sla_status` breach.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub breach_rate: Option<f64>,
-    /// Output records whose derived fields were recomputed.
-    pub enrichment_checked: u64,
-    /// Of those, the ones whose derived fields were wrong.
-    pub enrichment_mismatched: u64,
+    /// The workload's own figures (stateless: `breach_rate`, the share of
+    /// output records with `sla_status` breach; windowed-lowcard: panes per
+    /// window, seen and expected).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub figures: BTreeMap<String, f64>,
+    /// Outputs whose content the workload recomputed (stateless: the derived
+    /// fields; passthrough: every byte; windowed-lowcard: the aggregates).
+    pub content_checked: u64,
+    /// Of those, the ones that were wrong.
+    pub content_mismatched: u64,
     pub verdict: SanityVerdict,
     pub message: String,
+}
+
+/// A sanity block as stored, in this version's form or an older one, where
+/// the stateless figures were fields of their own.
+#[derive(Deserialize)]
+struct StoredSanity {
+    #[serde(default)]
+    selectivity: Option<f64>,
+    #[serde(default)]
+    expected_selectivity: Option<f64>,
+    #[serde(default)]
+    selectivity_deviation: Option<f64>,
+    tolerance: f64,
+    selectivity_ok: bool,
+    #[serde(default)]
+    figures: BTreeMap<String, f64>,
+    #[serde(default)]
+    breach_rate: Option<f64>,
+    #[serde(alias = "enrichment_checked")]
+    content_checked: u64,
+    #[serde(alias = "enrichment_mismatched")]
+    content_mismatched: u64,
+    verdict: SanityVerdict,
+    message: String,
+}
+
+impl From<StoredSanity> for Sanity {
+    fn from(s: StoredSanity) -> Sanity {
+        let mut figures = s.figures;
+        if let Some(rate) = s.breach_rate {
+            figures.entry("breach_rate".to_string()).or_insert(rate);
+        }
+        Sanity {
+            selectivity: s.selectivity,
+            expected_selectivity: s.expected_selectivity,
+            selectivity_deviation: s.selectivity_deviation,
+            tolerance: s.tolerance,
+            selectivity_ok: s.selectivity_ok,
+            figures,
+            content_checked: s.content_checked,
+            content_mismatched: s.content_mismatched,
+            verdict: s.verdict,
+            message: s.message,
+        }
+    }
 }
 
 /// The sanity checks' verdict.
@@ -218,15 +269,18 @@ pub struct Verification {
     pub missing: u64,
     /// Extra copies of records already seen.
     pub duplicated: u64,
-    /// Records that match no kept input record.
+    /// Outputs that match nothing the workload owes (a filtered record, a
+    /// foreign one, a pane of a window that never closed).
     pub unexpected: u64,
     /// Records with a field that differs from what the input implies.
     pub corrupted: u64,
     /// Correct records for input past the committed offset: allowed, since a
     /// product may write before it commits.
     pub beyond_commit: u64,
-    /// First copies that came after a later record of the same key (region
-    /// and service): the input partition's order per key was not kept.
+    /// First copies out of the order the workload requires: after a later
+    /// record of the same key (stateless, noted), after a later record
+    /// (passthrough, noted), after a pane of a later window (windowed, late:
+    /// a failure).
     #[serde(default)]
     pub out_of_order: u64,
     pub verdict: VerificationVerdict,
@@ -608,6 +662,21 @@ mod tests {
             logs: PathBuf::from("/tmp"),
             suite_commit: Some("0faffc1".into()),
         }
+    }
+
+    #[test]
+    fn an_older_sanity_block_reads_with_its_figures_moved() {
+        let stored = r#"{"selectivity":0.29,"expected_selectivity":0.29,"tolerance":0.25,
+            "selectivity_ok":true,"breach_rate":0.2,"enrichment_checked":900,
+            "enrichment_mismatched":1,"verdict":"ok","message":"m"}"#;
+        let sanity: Sanity = serde_json::from_str(stored).unwrap();
+        assert_eq!(sanity.figures["breach_rate"], 0.2);
+        assert_eq!((sanity.content_checked, sanity.content_mismatched), (900, 1));
+        let written = serde_json::to_value(&sanity).unwrap();
+        assert_eq!(written["figures"]["breach_rate"], 0.2);
+        assert!(written.get("breach_rate").is_none());
+        let again: Sanity = serde_json::from_value(written).unwrap();
+        assert_eq!(again, sanity);
     }
 
     #[test]

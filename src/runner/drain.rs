@@ -11,7 +11,7 @@
 
 use std::time::{Duration, Instant};
 
-use anyhow::{bail, Result};
+use anyhow::{anyhow, bail, Result};
 
 use super::monitor::{Grid, Monitor, Watched};
 use super::progress::Progress;
@@ -19,7 +19,6 @@ use super::{
     create_topics, launch_settings, spawn_helper, verify_output, Judged, RunContext, RunNames,
 };
 use crate::analysis::judge::{judge_drain, DrainInputs, Verified};
-use crate::analysis::verify::Expectation;
 use crate::analysis::window::Sample;
 use crate::broker::admin::OffsetReader;
 use crate::clock::now_us;
@@ -28,6 +27,7 @@ use crate::gendata::{GendataPlan, GendataSummary};
 use crate::interrupt::Interrupted;
 use crate::products::{self, Installation};
 use crate::results::RunConfig;
+use crate::workloads::{Expectation, TopicOutput};
 
 /// How often the drain phase reads the committed offset: the drain's two
 /// ends are known to within this.
@@ -41,6 +41,8 @@ const SLOWEST_PREFILL_PER_S: u64 = 10_000;
 
 /// What a drain run's phases produced, before it becomes figures.
 pub(super) struct Drained {
+    /// The workload's output, which the sanity checks judge.
+    workload: &'static dyn TopicOutput,
     records: u64,
     prefill: GendataSummary,
     ready_us: i64,
@@ -61,6 +63,7 @@ impl Drained {
             samples: &self.rows,
             ticks_per_s: self.ticks_per_s,
             config,
+            workload: self.workload,
             prefill: &self.prefill,
             verified: &self.verified,
             bound_s: self.bound_s,
@@ -203,6 +206,9 @@ pub(super) fn measure(
     let verified = verify_output(bootstrap, workload, names, &offsets, expectation, interrupt)?;
     progress.finish();
     Ok(Drained {
+        workload: workload
+            .topic_output()
+            .ok_or_else(|| anyhow!("workload {} writes no topic", workload.name))?,
         records,
         prefill,
         ready_us,

@@ -7,6 +7,7 @@
 //! read back row by row and checked -> judged. The database is dropped once
 //! its rows verified; a table that failed is kept for a look.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::time::Duration;
 
@@ -30,6 +31,7 @@ use crate::gendata::{GendataPlan, GendataSummary};
 use crate::interrupt::Interrupted;
 use crate::products::{self, EtlLaunch, Installation};
 use crate::results::{RunConfig, Variant, VerificationVerdict};
+use crate::workloads::Checked;
 
 /// The record's arm, from the run's ETL settings.
 pub(super) fn variant(etl: &EtlConfig) -> Variant {
@@ -256,11 +258,11 @@ fn measure_into(
     if interrupt.is_set() {
         return Err(Interrupted.into());
     }
-    let verified = Verified::Checked {
+    let verified = Verified::Checked(Checked {
         verification,
-        breach_rate: None,
-        enrichment: (0, 0),
-    };
+        content: (0, 0),
+        figures: BTreeMap::new(),
+    });
     let acks = read_insert_log(&insert_log)?;
     let sink = sink_figures(&acks, window_start_us, window_end_us);
     let judgement = judge_etl(&EtlInputs {

@@ -24,7 +24,6 @@ use std::time::Duration;
 use anyhow::{anyhow, Context, Result};
 
 use crate::analysis::judge::{judge, JudgeInputs, Judgement, Settle, Verified};
-use crate::analysis::verify::{Expectation, Verifier};
 use crate::analysis::window::{OffsetRead, Sample};
 use crate::broker::admin::{self, OffsetReader, TopicRequest};
 use crate::broker::BrokerInfo;
@@ -40,6 +39,7 @@ use crate::probe::{ProbeSummary, READY_LINE as PROBE_READY};
 use crate::process::Supervised;
 use crate::products::{self, Installation, LaunchSettings};
 use crate::results::{Chaos, RunConfig, RunRecord, Status, SCHEMA_VERSION};
+use crate::workloads::{Expectation, TopicOutput};
 use chaos::ResumeWatch;
 use monitor::{Grid, Monitor, Watched};
 use progress::Progress;
@@ -92,6 +92,10 @@ impl RunNames {
 
 /// What the measuring phases produced, before it becomes figures.
 struct Measured {
+    /// The workload's output, which the sanity checks judge.
+    workload: &'static dyn TopicOutput,
+    /// gendata's schedule; `None` when unpaced.
+    schedule: Option<Schedule>,
     /// Samples from the first after start-up to the window's end.
     rows: Vec<Sample>,
     /// Index of the row taken at the window's start.
@@ -117,6 +121,8 @@ impl Measured {
             window_start_us: self.window_start_us,
             ticks_per_s: self.ticks_per_s,
             config,
+            workload: self.workload,
+            schedule: self.schedule,
             gendata: &self.gendata,
             probe: &self.probe,
             verified: &self.verified,
@@ -272,6 +278,9 @@ fn measure(
     let bootstrap = &ctx.broker.bootstrap;
     let interrupt = ctx.interrupt;
     let run = &ctx.bench.run;
+    let output = workload
+        .topic_output()
+        .ok_or_else(|| anyhow!("workload {} writes no topic", workload.name))?;
     let mut progress = Progress::new(&line.line.name, &workload.name, config);
 
     // setup
@@ -300,6 +309,8 @@ fn measure(
             &window_start_us.to_string(),
             "--window-end-us",
             &window_end_us.to_string(),
+            "--stamp-field",
+            output.stamp_field(),
             "--summary",
             &probe_file.to_string_lossy(),
         ],
@@ -396,6 +407,7 @@ fn measure(
 
     // settle: the product finishes the input before it is stopped, so the
     // verify phase covers every record sent
+    let schedule = (config.rate > 0).then(|| Schedule::new(start_us, config.rate));
     let settle = if product_down {
         None
     } else {
@@ -405,7 +417,7 @@ fn measure(
             settle_committed(
                 &offsets,
                 &names.input,
-                gendata_summary.records_sent,
+                output.owed_until(schedule, gendata_summary.records_sent),
                 bound,
                 &mut product,
                 interrupt,
@@ -432,12 +444,14 @@ fn measure(
         seed: config.seed,
         input_records: gendata_summary.records_sent,
         committed,
-        schedule: (config.rate > 0).then(|| Schedule::new(start_us, config.rate)),
+        schedule,
         delivery: line.line.delivery,
     };
     let verified = verify_output(bootstrap, workload, names, &offsets, expectation, interrupt)?;
     progress.finish();
     Ok(Measured {
+        workload: output,
+        schedule,
         rows,
         window_start,
         offset_polls,
@@ -521,12 +535,15 @@ fn verify_output(
             expectation.input_records
         ))
     } else {
-        let mut verifier = Verifier::new(expectation);
-        verify::read_output(bootstrap, &names.output, &mut verifier, interrupt)?;
-        Verified::Checked {
-            verification: verifier.finish(),
-            breach_rate: verifier.breach_rate(),
-            enrichment: verifier.enrichment(),
+        let output = workload
+            .topic_output()
+            .ok_or_else(|| anyhow!("workload {} writes no topic", workload.name))?;
+        match output.verifier(expectation) {
+            Ok(mut verifier) => {
+                verify::read_output(bootstrap, &names.output, verifier.as_mut(), interrupt)?;
+                Verified::Checked(verifier.finish())
+            }
+            Err(why) => Verified::Skipped(format!("{}: {why}", workload.name)),
         }
     })
 }
@@ -567,13 +584,13 @@ fn settle_until(
 fn settle_committed(
     offsets: &OffsetReader,
     input: &str,
-    input_records: u64,
+    owed_until: u64,
     bound: Duration,
     product: &mut Supervised,
     interrupt: &Interrupt,
 ) -> Result<Settle> {
     settle_until(bound, product, interrupt, || {
-        Ok(offsets.committed(input)?.max(0) as u64 >= input_records)
+        Ok(offsets.committed(input)?.max(0) as u64 >= owed_until)
     })
 }
 

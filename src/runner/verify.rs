@@ -11,9 +11,9 @@ use rdkafka::error::KafkaError;
 use rdkafka::message::Message;
 use rdkafka::{ClientConfig, Offset};
 
-use crate::analysis::verify::Verifier;
 use crate::broker::admin::assign_all;
 use crate::interrupt::{Interrupt, Interrupted};
+use crate::workloads::OutputVerifier;
 
 /// How long the output may yield nothing at all before the read gives up.
 const STALL_LIMIT: Duration = Duration::from_secs(30);
@@ -23,7 +23,7 @@ const STALL_LIMIT: Duration = Duration::from_secs(30);
 pub fn read_output(
     bootstrap: &str,
     topic: &str,
-    verifier: &mut Verifier,
+    verifier: &mut dyn OutputVerifier,
     interrupt: &Interrupt,
 ) -> Result<()> {
     let consumer: BaseConsumer = ClientConfig::new()

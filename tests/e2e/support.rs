@@ -218,13 +218,20 @@ pub fn did_the_same_work(r: &RunRecord, out: &Output) -> Result<(), String> {
     ensure(
         sanity.verdict == SanityVerdict::Ok
             && sanity.selectivity_ok
-            && sanity.enrichment_mismatched == 0,
+            && sanity.content_mismatched == 0,
         &format!("sanity ok: {}", sanity.message),
         out,
     )?;
+    let spec = match streamsuite::workloads::find(&r.workload).map(|w| w.output()) {
+        Some(streamsuite::workloads::Output::Topic(output)) => output.sanity(),
+        _ => return Err(format!("{} writes no topic", r.workload)),
+    };
     ensure(
-        sanity.enrichment_checked >= 500,
-        "enrichment checked on at least 500 records",
+        sanity.content_checked >= spec.min_content_sample.max(1),
+        &format!(
+            "{} checked on at least {} {}",
+            spec.content, spec.min_content_sample, spec.unit
+        ),
         out,
     )?;
     let v = r.verification.as_ref().ok_or("verification missing")?;

@@ -269,7 +269,7 @@ fn broken_pipeline_is_caught_with_the_right_counts() -> Result<(), String> {
     ensure(
         sanity.verdict == SanityVerdict::Warning
             && !sanity.selectivity_ok
-            && sanity.enrichment_mismatched > 0,
+            && sanity.content_mismatched > 0,
         &format!("sanity warns on half the output and wrong ratios: {sanity:?}"),
         &out,
     )?;

@@ -1,5 +1,5 @@
-//! Exact verification of a product's output against what gendata's
-//! determinism says it must be.
+//! stateless: keep the events of `eu-*` regions and add `latency_ratio` and
+//! `sla_status`, with no state.
 //!
 //! Input offset `o` of the single input partition holds sequence number `o`
 //! (gendata's producer is idempotent and writes in order), so the input a
@@ -7,37 +7,73 @@
 //! output is every kept event of that range, once. Seen sequence numbers are
 //! kept in a bitmap: memory is one bit per input record, whatever the output.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde::Deserialize;
 
-use crate::config::Delivery;
+use super::{
+    Checked, Expectation, Implementation, Output, OutputVerifier, SanitySpec, SeqSet, Tally,
+    TopicOutput, Wording,
+};
+use crate::config::Encoding;
 use crate::gendata::event::{sla_status, Core};
 use crate::gendata::schedule::Schedule;
-use crate::results::{Verification, VerificationVerdict};
 
 /// Relative tolerance on `latency_ratio`: a float64 division printed and read
 /// back round-trips exactly, so only a wrong computation exceeds it.
 const RATIO_TOLERANCE: f64 = 1e-9;
 
-/// What the product was given and what it acknowledged.
-#[derive(Debug, Clone, Copy)]
-pub struct Expectation {
-    pub seed: u64,
-    /// Records gendata wrote: sequence numbers `0..input_records`.
-    pub input_records: u64,
-    /// The product's committed input offset after the settle phase: it owns
-    /// the output of `0..committed`. For a product that commits no offsets,
-    /// `input_records`: its output is checked against the whole input.
-    pub committed: u64,
-    /// gendata's schedule, which fixes every `ts_us`; `None` when unpaced.
-    pub schedule: Option<Schedule>,
-    pub delivery: Delivery,
+#[derive(Debug)]
+pub struct Stateless;
+
+static SANITY: SanitySpec = SanitySpec {
+    unit: "records",
+    content: "derived fields",
+    min_content_sample: 500,
+    figures: &[("breach_rate", "breach rate")],
+};
+
+impl Implementation for Stateless {
+    fn name(&self) -> &'static str {
+        "stateless"
+    }
+
+    fn input(&self) -> Encoding {
+        Encoding::Json
+    }
+
+    fn output(&self) -> Output {
+        Output::Topic(&Self)
+    }
+}
+
+impl TopicOutput for Stateless {
+    fn stamp_field(&self) -> &'static str {
+        "ts_us"
+    }
+
+    fn verifier(&self, expectation: Expectation) -> Result<Box<dyn OutputVerifier>, String> {
+        Ok(Box::new(Verifier::new(expectation)))
+    }
+
+    fn expected_selectivity(
+        &self,
+        seed: u64,
+        _schedule: Option<Schedule>,
+        from: u64,
+        to: u64,
+    ) -> Option<f64> {
+        expected_selectivity(seed, from, to)
+    }
+
+    fn sanity(&self) -> &'static SanitySpec {
+        &SANITY
+    }
 }
 
 /// The fields of an output record the checks read; each may be absent.
 #[derive(Deserialize)]
-struct Output {
+struct Record {
     seq: Option<u64>,
     ts_us: Option<i64>,
     region: Option<String>,
@@ -51,65 +87,61 @@ struct Output {
 /// Counts what an output stream holds, one record at a time.
 pub struct Verifier {
     expectation: Expectation,
-    /// One bit per input sequence number: its output was seen.
-    seen: Vec<u64>,
-    output_records: u64,
-    duplicated: u64,
-    unexpected: u64,
-    corrupted: u64,
-    beyond_commit: u64,
+    /// The input sequence numbers whose output was seen.
+    seen: SeqSet,
+    tally: Tally,
     enrichment_checked: u64,
     enrichment_mismatched: u64,
     breaches: u64,
     /// The highest sequence number seen per key (region, service).
     latest_per_key: HashMap<(&'static str, &'static str), u64>,
-    out_of_order: u64,
 }
 
 impl Verifier {
     pub fn new(expectation: Expectation) -> Verifier {
         Verifier {
-            seen: vec![0; expectation.input_records.div_ceil(64) as usize],
+            seen: SeqSet::new(expectation.input_records),
             expectation,
-            output_records: 0,
-            duplicated: 0,
-            unexpected: 0,
-            corrupted: 0,
-            beyond_commit: 0,
+            tally: Tally::default(),
             enrichment_checked: 0,
             enrichment_mismatched: 0,
             breaches: 0,
             latest_per_key: HashMap::new(),
-            out_of_order: 0,
         }
     }
 
-    /// Checks one output record's payload.
-    pub fn observe(&mut self, payload: &[u8]) {
-        self.output_records += 1;
-        let Ok(output) = serde_json::from_slice::<Output>(payload) else {
-            self.unexpected += 1;
+    /// Breach share of the output records read (None before any).
+    fn breach_rate(&self) -> Option<f64> {
+        let read = self.tally.output_records;
+        (read > 0).then(|| self.breaches as f64 / read as f64)
+    }
+}
+
+impl OutputVerifier for Verifier {
+    fn observe(&mut self, payload: &[u8]) {
+        let tally = &mut self.tally;
+        tally.output_records += 1;
+        let Ok(output) = serde_json::from_slice::<Record>(payload) else {
+            tally.unexpected += 1;
             return;
         };
         if output.sla_status.as_deref() == Some("breach") {
             self.breaches += 1;
         }
         let Some(seq) = output.seq.filter(|&s| s < self.expectation.input_records) else {
-            self.unexpected += 1;
+            tally.unexpected += 1;
             return;
         };
         let core = Core::generate(self.expectation.seed, seq);
         if !core.is_kept() {
-            self.unexpected += 1;
+            tally.unexpected += 1;
             return;
         }
-        let (word, bit) = ((seq / 64) as usize, 1u64 << (seq % 64));
-        if self.seen[word] & bit != 0 {
-            self.duplicated += 1;
+        if !self.seen.insert(seq) {
+            tally.duplicated += 1;
         } else {
-            self.seen[word] |= bit;
             if seq >= self.expectation.committed {
-                self.beyond_commit += 1;
+                tally.beyond_commit += 1;
             }
             // A first copy after a later record of its key: the input
             // partition's order per key was not kept.
@@ -118,7 +150,7 @@ impl Verifier {
                 .entry((core.region, core.service))
                 .or_insert(seq);
             if seq < *latest {
-                self.out_of_order += 1;
+                tally.out_of_order += 1;
             } else {
                 *latest = seq;
             }
@@ -129,98 +161,41 @@ impl Verifier {
             self.enrichment_mismatched += 1;
         }
         if !enriched || !carried_fields_match(&output, &core, seq, self.expectation.schedule) {
-            self.corrupted += 1;
+            tally.corrupted += 1;
         }
-    }
-
-    /// Breach share of the output records read (None before any).
-    pub fn breach_rate(&self) -> Option<f64> {
-        (self.output_records > 0).then(|| self.breaches as f64 / self.output_records as f64)
-    }
-
-    /// (records whose derived fields were recomputed, of which wrong).
-    pub fn enrichment(&self) -> (u64, u64) {
-        (self.enrichment_checked, self.enrichment_mismatched)
     }
 
     /// The counts, with the expected records of `[0, committed)` that never
-    /// appeared as missing, and the verdict.
-    pub fn finish(&self) -> Verification {
+    /// appeared as missing.
+    fn finish(&self) -> Checked {
         let e = &self.expectation;
-        let committed = e.committed.min(e.input_records);
-        let mut expected = 0;
-        let mut missing = 0;
-        for seq in 0..committed {
+        let mut tally = self.tally.clone();
+        for seq in 0..e.committed.min(e.input_records) {
             if Core::generate(e.seed, seq).is_kept() {
-                expected += 1;
-                if self.seen[(seq / 64) as usize] & (1 << (seq % 64)) == 0 {
-                    missing += 1;
+                tally.expected += 1;
+                if !self.seen.contains(seq) {
+                    tally.missing += 1;
                 }
             }
         }
-        let mut problems = Vec::new();
-        for (count, what) in [
-            (missing, "missing"),
-            (self.unexpected, "unexpected"),
-            (self.corrupted, "corrupted"),
-        ] {
-            if count > 0 {
-                problems.push(format!("{count} {what}"));
-            }
-        }
-        if e.delivery == Delivery::ExactlyOnce && self.duplicated > 0 {
-            problems.push(format!(
-                "{} duplicated on an exactly-once line",
-                self.duplicated
-            ));
-        }
-        let clean = problems.is_empty();
-        // Nothing wrong in the committed range is not a pass while input
-        // past it was never owed: the product must commit all of it.
-        let verdict = if !clean {
-            VerificationVerdict::Failed
-        } else if committed < e.input_records {
-            VerificationVerdict::Incomplete
-        } else {
-            VerificationVerdict::Passed
+        let wording = Wording {
+            unit: "records",
+            out_of_order: "out of order per key (region, service)",
+            out_of_order_fails: false,
         };
-        let order = match self.out_of_order {
-            0 => String::new(),
-            n => format!("; {n} out of order per key (region, service)"),
-        };
-        let message = match verdict {
-            VerificationVerdict::Passed => format!(
-                "all {expected} expected records present, {} duplicated, nothing unexpected or corrupted",
-                self.duplicated
-            ),
-            VerificationVerdict::Incomplete => format!(
-                "not verified: the product committed {committed} of {} input records by the end of the settle phase; \
-                 the {expected} records owed for those are all present",
-                e.input_records
-            ),
-            VerificationVerdict::Failed => {
-                format!("{} (of {expected} expected)", problems.join(", "))
-            }
-        } + &order;
-        Verification {
-            committed_offset: e.committed,
-            input_records: e.input_records,
-            expected,
-            output_records: self.output_records,
-            missing,
-            duplicated: self.duplicated,
-            unexpected: self.unexpected,
-            corrupted: self.corrupted,
-            beyond_commit: self.beyond_commit,
-            out_of_order: self.out_of_order,
-            verdict,
-            message,
+        Checked {
+            verification: tally.finish(e, e.input_records, &wording),
+            content: (self.enrichment_checked, self.enrichment_mismatched),
+            figures: self
+                .breach_rate()
+                .map(|rate| BTreeMap::from([("breach_rate".to_string(), rate)]))
+                .unwrap_or_default(),
         }
     }
 }
 
 /// `latency_ratio` and `sla_status` are what the workload derives.
-fn derived_fields_match(output: &Output, core: &Core) -> bool {
+fn derived_fields_match(output: &Record, core: &Core) -> bool {
     let ratio = core.latency_ratio();
     output
         .latency_ratio
@@ -230,7 +205,7 @@ fn derived_fields_match(output: &Output, core: &Core) -> bool {
 
 /// The fields carried over from the input are the input's.
 fn carried_fields_match(
-    output: &Output,
+    output: &Record,
     core: &Core,
     seq: u64,
     schedule: Option<Schedule>,
@@ -248,7 +223,7 @@ fn carried_fields_match(
 
 /// The share of input records in `[from, to)` that the workload keeps: what
 /// output / consumed must be for exactly that range.
-pub fn expected_selectivity(seed: u64, from: u64, to: u64) -> Option<f64> {
+fn expected_selectivity(seed: u64, from: u64, to: u64) -> Option<f64> {
     (to > from).then(|| {
         let kept = (from..to)
             .filter(|&seq| Core::generate(seed, seq).is_kept())
@@ -260,7 +235,9 @@ pub fn expected_selectivity(seed: u64, from: u64, to: u64) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Delivery;
     use crate::gendata::Event;
+    use crate::results::{Verification, VerificationVerdict};
 
     const SEED: u64 = 42;
     const N: u64 = 2000;
@@ -301,7 +278,7 @@ mod tests {
         for p in payloads {
             verifier.observe(p);
         }
-        verifier.finish()
+        verifier.finish().verification
     }
 
     #[test]
@@ -422,8 +399,9 @@ mod tests {
         for p in &payloads {
             verifier.observe(p);
         }
-        assert_eq!(verifier.enrichment(), (seqs.len() as u64, 1));
-        let v = verifier.finish();
+        let checked = verifier.finish();
+        assert_eq!(checked.content, (seqs.len() as u64, 1));
+        let v = checked.verification;
         assert_eq!(v.corrupted, 3);
         assert_eq!((v.missing, v.unexpected, v.duplicated), (0, 0, 0));
         assert_eq!(v.verdict, VerificationVerdict::Failed);
@@ -466,7 +444,7 @@ mod tests {
             .iter()
             .filter(|&&s| Core::generate(SEED, s).latency_ratio() > 1.0)
             .count();
-        let rate = verifier.breach_rate().unwrap();
+        let rate = verifier.finish().figures["breach_rate"];
         assert!((rate - breaches as f64 / payloads.len() as f64).abs() < 1e-12);
         assert!(rate > 0.1 && rate < 0.3, "{rate}");
     }
