@@ -88,13 +88,11 @@ fn cache(suite: &Suite) -> Result<Cache> {
     Cache::from_settings(suite.bench.cache_dir.as_deref())
 }
 
-/// `suite list`: products, lines and workloads, and what is runnable here.
+/// `suite list`: products, lines and workloads, what is runnable here, and
+/// which line implements which workload.
 fn list(suite: &Suite) -> Result<i32> {
     let cache = cache(suite)?;
-    println!(
-        "{:<18} {:<14} {:<15} {:<20} status",
-        "line", "product", "delivery", "workloads"
-    );
+    println!("{:<18} {:<14} {:<15} status", "line", "product", "delivery");
     for line in suite.lines() {
         let version = line.product.resolved_version();
         let status = match products::availability(line.product, None, &cache) {
@@ -107,19 +105,46 @@ fn list(suite: &Suite) -> Result<i32> {
             Availability::NotInstalled { hint } => format!("not installed here: {hint}"),
         };
         println!(
-            "{:<18} {:<14} {:<15} {:<20} {status}",
+            "{:<18} {:<14} {:<15} {status}",
             line.line.name,
             line.product.name,
             line.line.delivery.as_str(),
-            line.product.workloads.join(",")
         );
     }
+    println!();
+    print!("{}", workload_matrix(suite));
     println!();
     println!("{:<18} description", "workload");
     for workload in suite.workloads.values() {
         println!("{:<18} {}", workload.name, workload.description);
     }
     Ok(0)
+}
+
+/// Lines against workloads: `yes` where the line's product implements the
+/// workload, `not supported` where it does not.
+fn workload_matrix(suite: &Suite) -> String {
+    let names: Vec<&String> = suite.workloads.keys().collect();
+    let width = |name: &str| name.len().max("not supported".len()) + 2;
+    let mut out = format!("{:<18}", "line");
+    for name in &names {
+        out.push_str(&format!("{:<w$}", name, w = width(name)));
+    }
+    out = out.trim_end().to_string() + "\n";
+    for line in suite.lines() {
+        let mut row = format!("{:<18}", line.line.name);
+        for name in &names {
+            let cell = if line.product.workloads.contains(name) {
+                "yes"
+            } else {
+                "not supported"
+            };
+            row.push_str(&format!("{:<w$}", cell, w = width(name)));
+        }
+        out.push_str(row.trim_end());
+        out.push('\n');
+    }
+    out
 }
 
 /// `suite install`: one version of a product into the cache, once.

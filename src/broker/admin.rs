@@ -113,7 +113,7 @@ pub fn create_topics(bootstrap: &str, topics: &[TopicRequest]) -> Result<()> {
 }
 
 /// Deletes `topics`; topics that do not exist are not an error.
-pub fn delete_topics(bootstrap: &str, topics: &[&str]) -> Result<()> {
+fn delete_topics(bootstrap: &str, topics: &[&str]) -> Result<()> {
     let admin: AdminClient<DefaultClientContext> = quiet_config(bootstrap).create()?;
     let options = AdminOptions::new().operation_timeout(Some(CALL_TIMEOUT));
     let results = futures::executor::block_on(admin.delete_topics(topics, &options))
@@ -125,6 +125,26 @@ pub fn delete_topics(bootstrap: &str, topics: &[&str]) -> Result<()> {
         }
     }
     Ok(())
+}
+
+/// Deletes every topic whose name holds `run_key`: the run's own topics and
+/// those its product made (changelog and repartition topics carry the group
+/// id, which is the run key, in their names).
+pub fn delete_run_topics(bootstrap: &str, run_key: &str) -> Result<()> {
+    let consumer: BaseConsumer = quiet_config(bootstrap).create()?;
+    let metadata = consumer
+        .fetch_metadata(None, CALL_TIMEOUT)
+        .context("listing the run's topics")?;
+    let topics: Vec<&str> = metadata
+        .topics()
+        .iter()
+        .map(|t| t.name())
+        .filter(|name| name.contains(run_key))
+        .collect();
+    if topics.is_empty() {
+        return Ok(());
+    }
+    delete_topics(bootstrap, &topics)
 }
 
 /// Assigns `consumer` every partition of `topics`, each from `offset`;

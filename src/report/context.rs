@@ -32,6 +32,8 @@ use crate::results::{Regime, RunRecord, Status};
 /// Everything the index page shows.
 #[derive(Debug, Serialize)]
 pub struct IndexPage {
+    /// Every line against every workload.
+    pub matrix: Table,
     pub workloads: Vec<WorkloadEntry>,
     pub products: Table,
     /// The newest run of all, or empty.
@@ -206,6 +208,7 @@ pub fn index_page(suite: &Suite, results: &BTreeMap<String, Vec<RunRecord>>) -> 
         .map(|t| format!("{} UTC", date_time(t)))
         .unwrap_or_default();
     IndexPage {
+        matrix: super::matrix::matrix(suite, results),
         workloads,
         products: products_table(suite),
         last_updated,

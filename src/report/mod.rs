@@ -19,6 +19,7 @@ mod failed;
 mod figures;
 mod latency;
 mod lines;
+mod matrix;
 mod points;
 mod releases;
 mod resources;

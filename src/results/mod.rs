@@ -671,7 +671,10 @@ mod tests {
             "enrichment_mismatched":1,"verdict":"ok","message":"m"}"#;
         let sanity: Sanity = serde_json::from_str(stored).unwrap();
         assert_eq!(sanity.figures["breach_rate"], 0.2);
-        assert_eq!((sanity.content_checked, sanity.content_mismatched), (900, 1));
+        assert_eq!(
+            (sanity.content_checked, sanity.content_mismatched),
+            (900, 1)
+        );
         let written = serde_json::to_value(&sanity).unwrap();
         assert_eq!(written["figures"]["breach_rate"], 0.2);
         assert!(written.get("breach_rate").is_none());

@@ -227,11 +227,9 @@ pub fn run_once(
         None => measure(ctx, line, installation, workload, config, &names, &log_dir)
             .map(|measured| measured.judged(ctx, config)),
     };
-    // teardown: the run's topics go whatever happened
-    if let Err(err) = admin::delete_topics(
-        &ctx.broker.bootstrap,
-        &[&names.input, &names.output, &names.floor],
-    ) {
+    // teardown: the run's topics, and any its product made, go whatever
+    // happened
+    if let Err(err) = admin::delete_run_topics(&ctx.broker.bootstrap, &names.group) {
         eprintln!("warning: {err:#}");
     }
     match outcome {

@@ -45,6 +45,11 @@ pub trait Implementation: Sync {
     fn input(&self) -> Encoding;
     /// Where the product's output goes and how it is checked.
     fn output(&self) -> Output;
+
+    /// The two figures the index's matrix shows for a line's runs.
+    fn headline(&self) -> [&'static str; 2] {
+        ["added_p50_ms", "us_cpu_per_record"]
+    }
 }
 
 /// Where a workload's output lands.

@@ -24,6 +24,10 @@ pub fn trials() -> Vec<Trial> {
             unknown_workload_is_a_clear_error,
         ),
         trial(
+            "a_workload_file_without_an_implementation_names_file_and_line",
+            a_workload_file_without_an_implementation_names_file_and_line,
+        ),
+        trial(
             "malformed_bench_yaml_names_file_and_line",
             malformed_bench_yaml_names_file_and_line,
         ),
@@ -86,8 +90,39 @@ fn unknown_workload_is_a_clear_error() -> Result<(), String> {
     let err = stderr(&out);
     ensure(err.lines().count() == 1, "one line expected", &out)?;
     ensure(
-        err.contains("unknown workload `nosuch`; known: avro-etl, stateless"),
+        err.contains(
+            "unknown workload `nosuch`; known: avro-etl, passthrough, stateless, windowed-lowcard",
+        ),
         "the line must name the valid workloads",
+        &out,
+    )
+}
+
+/// A YAML file alone is not a workload: without an implementation the
+/// suite refuses to load, rather than run it as some other workload.
+fn a_workload_file_without_an_implementation_names_file_and_line() -> Result<(), String> {
+    let dir = config_with_products(&[])?;
+    let file = dir.path().join("workloads/sessionized.yaml");
+    let stateless = std::fs::read_to_string(dir.path().join("workloads/stateless.yaml"))
+        .map_err(|e| e.to_string())?;
+    std::fs::write(
+        &file,
+        format!(
+            "# sessions per user\n{}",
+            stateless.replace("name: stateless", "name: sessionized")
+        ),
+    )
+    .map_err(|e| e.to_string())?;
+    let out = output(suite_with(&dir.path().join("bench.yaml")).arg("list"))?;
+    ensure(out.status.code() == Some(1), "exit code 1 expected", &out)?;
+    let err = stderr(&out);
+    ensure(err.lines().count() == 1, "one line expected", &out)?;
+    ensure(
+        err.contains(&format!(
+            "{}:2: workload `sessionized` has no implementation in the suite",
+            file.display()
+        )) && err.contains("docs/workloads.md"),
+        "the error names the file, the `name:` line and where implementations go",
         &out,
     )
 }

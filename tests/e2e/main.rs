@@ -11,6 +11,7 @@ mod products;
 mod runs;
 mod support;
 mod verification;
+mod workloads;
 
 use libtest_mimic::{Arguments, Trial};
 
@@ -26,6 +27,7 @@ fn main() {
     trials.extend(products::trials());
     trials.extend(drain::trials());
     trials.extend(etl::trials());
+    trials.extend(workloads::trials());
     let needs_broker = !args.list;
     let broker = needs_broker.then(support::BrokerGuard::start);
     let conclusion = libtest_mimic::run(&args, trials);
