@@ -34,6 +34,18 @@ fn pages_show_every_kind_of_run() {
         ]
     );
     // minijinja's HTML escaping writes `/` as `&#x2f;`
+    let index = &pages[0].1.replace("&#x2f;", "/");
+    // The matrix: each line's newest batch at its page's compared point, or
+    // why there is none.
+    for expected in [
+        "Workloads × lines",
+        "<td title=\"added_p50_ms, us_cpu_per_record: median of 3 run(s) of the newest batch at 20,000/s · 30 s window; newest 20261130T053440Z-rustpipe-a102\">20.0 ms · 6.95 µs</td>",
+        "<td class=\"na\">not run</td>",
+        ">212,814 rows/s · —<",
+        "title=\"fakeflow does not implement avro-etl (products/fakeflow/product.yaml)\">not supported<",
+    ] {
+        assert!(index.contains(expected), "index: missing `{expected}`");
+    }
     let workload = &pages[2].1.replace("&#x2f;", "/");
     for expected in [
         "median of 3 runs",
@@ -43,7 +55,7 @@ fn pages_show_every_kind_of_run() {
         "fakeflow-eos exited (exit status: 1)",
         "brand-new-flag",
         "4,210 ms",
-        "⚠ off: rustpipe-eos at 20,000/s · 30 s window (selectivity 0.4127 vs 0.2885 expected; 3 of 1100 enrichments differ)",
+        "⚠ off: rustpipe-eos at 20,000/s · 30 s window (selectivity 0.4127 vs 0.2885 expected; 3 of 1100 records have wrong derived fields)",
         "band-red",
         "drain of 300,000 records",
         // rustpipe on two versions at the default point: the newer one is

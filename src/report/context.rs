@@ -262,6 +262,9 @@ pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> Worklo
     let page_lines = group_lines(&order, &all);
     let points = group_points(suite, name, &order, records);
     let workload = suite.workloads.get(name);
+    let sanity_spec = workload
+        .and_then(|w| w.topic_output())
+        .map(|output| output.sanity());
     let iso_settings = PointSettings::from_defaults(suite, suite.bench.iso_rate, workload);
     let iso = points.iter().find(|p| p.is_iso());
     let (eos_cost, iso_costs) = eos_cost(suite, &order, records, &points, &page_lines);
@@ -317,13 +320,8 @@ pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> Worklo
         latency: latency_section(iso, iso_settings.label(), iso_settings.detail()),
         points: sections,
         eos_cost,
-        sanity: sanity::sanity_table(
-            &points,
-            workload
-                .and_then(|w| w.topic_output())
-                .map(|output| output.sanity()),
-        ),
-        sanity_verdict: sanity::sanity_verdict(&points),
+        sanity: sanity::sanity_table(&points, sanity_spec),
+        sanity_verdict: sanity::sanity_verdict(&points, sanity_spec),
         characteristics: characteristics_table(suite, name, &page_lines),
         client_settings: super::settings::client_settings_table(suite, name, &page_lines),
         notes: product_notes(suite, name, &page_lines),

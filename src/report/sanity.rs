@@ -210,7 +210,7 @@ pub(super) fn sanity_table(points: &[PointRuns<'_>], spec: Option<&SanitySpec>) 
 }
 
 /// What is off in one run's sanity or verification, if anything.
-fn problems(run: &RunRecord) -> Vec<String> {
+fn problems(run: &RunRecord, spec: &SanitySpec) -> Vec<String> {
     let mut out = Vec::new();
     if let Some(s) = &run.sanity {
         if !s.selectivity_ok || s.verdict == SanityVerdict::Warning {
@@ -222,8 +222,8 @@ fn problems(run: &RunRecord) -> Vec<String> {
         }
         if s.content_mismatched > 0 {
             out.push(format!(
-                "{} of {} checked outputs differ",
-                s.content_mismatched, s.content_checked
+                "{} of {} {} have wrong {}",
+                s.content_mismatched, s.content_checked, spec.unit, spec.content
             ));
         }
     } else if run.has_flag(flag::SANITY_WARNING) {
@@ -255,7 +255,8 @@ fn problems(run: &RunRecord) -> Vec<String> {
     out
 }
 
-pub(super) fn sanity_verdict(points: &[PointRuns<'_>]) -> Verdict {
+pub(super) fn sanity_verdict(points: &[PointRuns<'_>], spec: Option<&SanitySpec>) -> Verdict {
+    let spec = spec.unwrap_or(&NO_SPEC);
     let lines = named_lines(points);
     let mut off = Vec::new();
     let mut unverified = Vec::new();
@@ -274,7 +275,7 @@ pub(super) fn sanity_verdict(points: &[PointRuns<'_>]) -> Verdict {
             unverified.push(name.clone());
         }
         for run in runs {
-            let p = problems(run);
+            let p = problems(run, spec);
             if !p.is_empty() {
                 off.push(format!("{name} ({})", p.join("; ")));
             }
