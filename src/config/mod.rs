@@ -308,6 +308,79 @@ mod tests {
         assert_eq!(back.line.name, "rustpipe");
     }
 
+    /// A copy of the repository's bench.yaml, workloads and rustpipe's
+    /// product.yaml, with `edit` applied to the folder.
+    fn edited_suite(edit: impl FnOnce(&Path)) -> Result<Suite, ConfigError> {
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::copy(repo.join("bench.yaml"), dir.path().join("bench.yaml")).unwrap();
+        std::fs::create_dir_all(dir.path().join("workloads")).unwrap();
+        for name in ["stateless", "passthrough", "windowed-lowcard", "avro-etl"] {
+            let file = format!("workloads/{name}.yaml");
+            std::fs::copy(repo.join(&file), dir.path().join(&file)).unwrap();
+        }
+        std::fs::create_dir_all(dir.path().join("products/rustpipe")).unwrap();
+        std::fs::copy(
+            repo.join("products/rustpipe/product.yaml"),
+            dir.path().join("products/rustpipe/product.yaml"),
+        )
+        .unwrap();
+        edit(dir.path());
+        Suite::load(&dir.path().join("bench.yaml"))
+    }
+
+    #[test]
+    fn a_workload_needs_an_implementation_and_products_only_known_workloads() {
+        assert!(edited_suite(|_| {}).is_ok());
+        let err = edited_suite(|dir| {
+            std::fs::write(
+                dir.join("workloads/joins.yaml"),
+                "description: x\nname: joins\ninput: {partitions: 1}\noutput: {partitions: 1}\noperators: []\n",
+            )
+            .unwrap();
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains(
+                "workloads/joins.yaml:2: workload `joins` has no implementation in the suite"
+            ),
+            "{err}"
+        );
+        let err = edited_suite(|dir| {
+            let text = std::fs::read_to_string(dir.join("workloads/passthrough.yaml")).unwrap();
+            let as_table = text.replace("output:\n  partitions: 1", "sink:\n  kind: clickhouse");
+            std::fs::write(dir.join("workloads/passthrough.yaml"), as_table).unwrap();
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("`passthrough` writes a topic: give `output`, not `sink`"),
+            "{err}"
+        );
+        let product = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR")).join("products/rustpipe/product.yaml"),
+        )
+        .unwrap();
+        let line = product
+            .lines()
+            .position(|l| l.starts_with("workloads:"))
+            .unwrap()
+            + 1;
+        let err = edited_suite(|dir| {
+            let text = product.replacen("workloads: [", "workloads: [sessions, ", 1);
+            std::fs::write(dir.join("products/rustpipe/product.yaml"), text).unwrap();
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains(&format!(
+                "rustpipe/product.yaml:{line}: workload `sessions` is not in workloads/"
+            )),
+            "{err}"
+        );
+    }
+
     #[test]
     fn unknown_names_list_the_known_ones() {
         let suite = repo_suite();
