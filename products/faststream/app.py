@@ -1,16 +1,21 @@
-"""FastStream (aiokafka) on the stateless workload, configured by the suite's BENCH_* variables.
+"""FastStream (aiokafka) on the suite's workloads, configured by the suite's BENCH_* variables.
 
 A batch subscriber reads the input topic from the earliest offset with the
-run's consumer group, up to 10,000 records a batch. Each batch's eu-* events
-are enriched and published to the output topic as producer batches, and the
-handler returns once the broker has acknowledged them. Only then does
-FastStream's AckPolicy.ACK commit the batch's input offsets: at-least-once,
-one commit per batch. The suite's client profile (BENCH_FETCH_MIN_BYTES, ...,
-BENCH_COMPRESSION) goes to the subscriber's consumer and the broker's
-producer as aiokafka arguments. Once the group has assigned it its input
-partitions, prints "effective client config: {JSON}" (read back from the
-aiokafka consumer and producer) and then "faststream ready"; SIGTERM stops it
-after the batch in hand."""
+run's consumer group, up to 10,000 records a batch, and runs the pipeline
+BENCH_WORKLOAD names: stateless enriches each batch's eu-* events;
+passthrough takes each record's value bytes as they came (a decoder that
+hands FastStream's raw bodies through, no JSON decode) and publishes them
+unchanged. windowed-lowcard exits with one line (FastStream has no
+windowing), as does any other workload. A batch's outputs are published to
+the output topic as producer batches, and the handler returns once the
+broker has acknowledged them. Only then does FastStream's AckPolicy.ACK
+commit the batch's input offsets: at-least-once, one commit per batch. The
+suite's client profile (BENCH_FETCH_MIN_BYTES, ..., BENCH_COMPRESSION) goes
+to the subscriber's consumer and the broker's producer as aiokafka
+arguments. Once the group has assigned it its input partitions, prints
+"effective client config: {JSON}" (read back from the aiokafka consumer and
+producer) and then "faststream ready"; SIGTERM stops it after the batch in
+hand."""
 
 import asyncio
 import json
@@ -29,12 +34,15 @@ CONFIG_LINE = "effective client config: "
 BATCH_TIMEOUT_MS = 10
 BATCH_MAX_RECORDS = 10_000
 # One producer batch holds up to 1 MiB (aiokafka's max_batch_size, under the
-# broker's default message size limit). A batch's outputs (about 30 % of its
-# input records, about 240 bytes each with their header) are published in
-# parts of at most 3,000 records, so that each part fits one producer batch:
-# a full input batch's outputs go out as one part, rarely two.
+# broker's default message size limit), and a publish_batch call must fit
+# one: a batch's outputs are published in parts of at most so many records.
+# stateless: outputs are about 30 % of the input records, about 240 bytes
+# each with their header; a full input batch's outputs go out as one part,
+# rarely two. passthrough: every input record goes out, up to about 420
+# bytes of value and 80 of header and framing each, so 1,500 records (about
+# 750 KB) a part, seven for a full input batch.
 PRODUCER_BATCH_BYTES = 1024 * 1024
-PUBLISH_PART_RECORDS = 3_000
+PUBLISH_PART_RECORDS = {"stateless": 3_000, "passthrough": 1_500}
 
 COMPRESSIONS = ("none", "gzip", "snappy", "lz4", "zstd")
 
@@ -123,6 +131,12 @@ def enrich(event):
     }
 
 
+def raw_values(message):
+    """passthrough's decoder: the batch's value bytes as FastStream's parser
+    took them from aiokafka, without its default JSON decode."""
+    return message.body
+
+
 class ReadyListener(ConsumerRebalanceListener):
     """At the first assignment of partitions, prints the effective client
     configuration and then the readiness line."""
@@ -143,6 +157,15 @@ class ReadyListener(ConsumerRebalanceListener):
 
 
 def build():
+    workload = env("BENCH_WORKLOAD")
+    if workload == "windowed-lowcard":
+        sys.exit(
+            f"faststream: workload `{workload}` is not implemented "
+            "(FastStream has no windowing: no event time, window state or watermarks)"
+        )
+    if workload not in PUBLISH_PART_RECORDS:
+        sys.exit(f"faststream: workload `{workload}` is not implemented")
+    part_records = PUBLISH_PART_RECORDS[workload]
     delivery = env("BENCH_DELIVERY")
     if delivery != "at-least-once":
         sys.exit(f"faststream: delivery `{delivery}` is not offered (at-least-once only)")
@@ -176,23 +199,34 @@ def build():
         max_records=BATCH_MAX_RECORDS,
         **consumer_config,
         listener=ReadyListener(clients),
+        decoder=raw_values if workload == "passthrough" else None,
     )
 
-    @subscriber
-    async def stateless(events: list[dict]) -> None:
-        outputs = [enrich(e) for e in events if e["region"].startswith("eu-")]
-        # Hands every part to the producer first, then waits for the
-        # broker's acknowledgement of all of them.
+    async def publish(outputs):
+        """Hands every part to the producer first, then waits for the
+        broker's acknowledgement of all of them."""
         acks = [
             await broker.publish_batch(
-                *outputs[start : start + PUBLISH_PART_RECORDS],
+                *outputs[start : start + part_records],
                 topic=output_topic,
                 no_confirm=True,
             )
-            for start in range(0, len(outputs), PUBLISH_PART_RECORDS)
+            for start in range(0, len(outputs), part_records)
         ]
         if acks:
             await asyncio.gather(*acks)
+
+    if workload == "stateless":
+
+        @subscriber
+        async def stateless(events: list[dict]) -> None:
+            await publish([enrich(e) for e in events if e["region"].startswith("eu-")])
+
+    else:
+
+        @subscriber
+        async def passthrough(values: list[bytes]) -> None:
+            await publish(values)
 
     return FastStream(broker)
 

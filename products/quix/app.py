@@ -1,16 +1,24 @@
-"""Quix Streams on the stateless workload, configured by the suite's BENCH_* variables.
+"""Quix Streams on the suite's workloads, configured by the suite's BENCH_* variables.
 
 Consumes the input topic from the earliest offset with the run's consumer
-group, keeps the events of eu-* regions, adds latency_ratio and sla_status,
-and writes one JSON object per kept event to the output topic. Quix commits
-a checkpoint every BENCH_COMMIT_INTERVAL_MS: at-least-once flushes the
-producer and then commits the input offsets; exactly-once commits one Kafka
-transaction holding the outputs and the input offsets. The suite's client
-profile (BENCH_FETCH_MIN_BYTES, ..., BENCH_COMPRESSION) goes to the consumer
-and the producer as librdkafka settings. Once the group has assigned it its
-input partitions, prints "effective client config: {JSON}" (read back from
-the configuration Quix hands to confluent-kafka) and then "quix ready";
-SIGTERM stops it after a last checkpoint.
+group and runs the pipeline BENCH_WORKLOAD names (any other exits with one
+line):
+- stateless: keeps the events of eu-* regions, adds latency_ratio and
+  sla_status, and writes one JSON object per kept event to the output topic;
+- passthrough: writes every input record's value bytes to the output topic
+  unchanged (bytes deserializer and serializer, no JSON parse);
+- windowed-lowcard: event time from ts_us, re-keyed by region|service,
+  tumbling windows of 1 s counting and summing latency_ms, one final pane
+  per window and key written once the window has closed.
+Quix commits a checkpoint every BENCH_COMMIT_INTERVAL_MS: at-least-once
+flushes the producer and then commits the input offsets; exactly-once
+commits one Kafka transaction holding the outputs (and window state
+changes) and the input offsets. The suite's client profile
+(BENCH_FETCH_MIN_BYTES, ..., BENCH_COMPRESSION) goes to the consumer and the
+producer as librdkafka settings. Once the group has assigned it its input
+partitions, prints "effective client config: {JSON}" (read back from the
+configuration Quix hands to confluent-kafka) and then "quix ready"; SIGTERM
+stops it after a last checkpoint.
 """
 
 import json
@@ -20,11 +28,15 @@ import sys
 import tempfile
 
 from quixstreams import Application
+from quixstreams.dataframe.windows import Count, Max, Sum
 
 READY_LINE = "quix ready"
 CONFIG_LINE = "effective client config: "
 
 COMPRESSIONS = ("none", "gzip", "snappy", "lz4", "zstd")
+
+# windowed-lowcard: tumbling windows of 1 s, no grace (allowed lateness 0).
+WINDOW_MS = 1000
 
 
 def env(name):
@@ -107,6 +119,86 @@ def enrich(event):
     }
 
 
+def stateless(app, input_topic, output_topic):
+    """eu-* events, enriched, one JSON object each."""
+    source = app.topic(input_topic, value_deserializer="json")
+    sink = app.topic(output_topic, value_serializer="json")
+    sdf = app.dataframe(source)
+    sdf = sdf.filter(lambda event: event["region"].startswith("eu-"))
+    sdf = sdf.apply(enrich)
+    sdf.to_topic(sink)
+
+
+def passthrough(app, input_topic, output_topic):
+    """Every record's value bytes as they came: the bytes deserializer and
+    serializer hand them through without a JSON parse, and the (absent) key
+    stays absent."""
+    source = app.topic(input_topic, value_deserializer="bytes")
+    sink = app.topic(output_topic, value_serializer="bytes")
+    app.dataframe(source).to_topic(sink)
+
+
+def event_time(value, headers, timestamp, timestamp_type):
+    """The event time of a record in ms: its ts_us, not the Kafka timestamp
+    (the producer's CreateTime, close to but not equal to ts_us)."""
+    return value["ts_us"] // 1000
+
+
+def region_service(event):
+    """The window key."""
+    return f"{event['region']}|{event['service']}"
+
+
+def pane(window, key, timestamp, headers):
+    """The pane of one closed window and key, times in µs from Quix's ms."""
+    region, service = key.split("|", 1)
+    return {
+        "window_start_us": window["start"] * 1000,
+        "window_end_us": window["end"] * 1000,
+        "region": region,
+        "service": service,
+        "count": window["count"],
+        "sum_latency_ms": window["sum_latency_ms"],
+        "max_latency_ms": window["max_latency_ms"],
+    }
+
+
+def windowed_lowcard(app, input_topic, output_topic):
+    """Tumbling event-time windows of 1 s per region|service, as Quix's
+    docs build them: group_by, tumbling_window(...).agg(...).final().
+
+    Timestamps come from ts_us through the input topic's
+    timestamp_extractor. group_by re-keys the stream; on a one-partition
+    input Quix re-keys in place, with more partitions it writes through a
+    repartition topic, which carries each record's extracted timestamp as
+    its Kafka timestamp. final(closing_strategy="partition") closes a window
+    for every key of the partition as soon as any record at or past its end
+    is processed; Quix's default ("key") would close a key's window only
+    when a later record of that same key arrives.
+    """
+    source = app.topic(input_topic, value_deserializer="json", timestamp_extractor=event_time)
+    sink = app.topic(output_topic, key_serializer="str", value_serializer="json")
+    sdf = app.dataframe(source)
+    sdf = sdf.group_by(region_service, name="region-service")
+    sdf = sdf.tumbling_window(WINDOW_MS, grace_ms=0).agg(
+        count=Count(),
+        sum_latency_ms=Sum("latency_ms"),
+        max_latency_ms=Max("latency_ms"),
+    )
+    sdf = sdf.final(closing_strategy="partition")
+    sdf = sdf.apply(pane, metadata=True)
+    sdf.to_topic(sink)
+
+
+# Each workload's pipeline, and whether it keeps state (window state in
+# RocksDB, backed by a changelog topic Quix creates).
+WORKLOADS = {
+    "stateless": (stateless, False),
+    "passthrough": (passthrough, False),
+    "windowed-lowcard": (windowed_lowcard, True),
+}
+
+
 class ReadyApplication(Application):
     """Prints the effective client configuration and then the readiness
     line, once partitions are assigned.
@@ -126,6 +218,10 @@ class ReadyApplication(Application):
 
 
 def main():
+    workload = env("BENCH_WORKLOAD")
+    if workload not in WORKLOADS:
+        sys.exit(f"quix: workload `{workload}` is not implemented")
+    pipeline, stateful = WORKLOADS[workload]
     delivery = env("BENCH_DELIVERY")
     guarantee = {"at-least-once": "at-least-once", "exactly-once": "exactly-once"}.get(delivery)
     if guarantee is None:
@@ -143,8 +239,9 @@ def main():
             f"quix: BENCH_ACKS `{producer_config['acks']}` does not go with an idempotent producer "
             "(BENCH_ENABLE_IDEMPOTENCE true, or exactly-once), which needs acks all"
         )
-    # Quix keeps state (RocksDB) under state_dir even when the pipeline has
-    # none; a folder per run keeps the product folder clean.
+    # Quix keeps state (RocksDB) under state_dir, even when the pipeline has
+    # none; a folder per run keeps the product folder clean, and a restarted
+    # run rebuilds its window state from the changelog topic.
     state_dir = tempfile.mkdtemp(prefix="quix-state-")
     try:
         app = ReadyApplication(
@@ -156,17 +253,13 @@ def main():
             consumer_extra_config=consumer_config,
             producer_extra_config=producer_config,
             state_dir=state_dir,
-            # The suite creates the run's topics; a stateless pipeline needs
-            # no changelog topic.
-            auto_create_topics=False,
-            use_changelog_topics=False,
+            # The suite creates the run's input and output topics; a stateful
+            # pipeline's changelog topic (named after the run's consumer
+            # group) is Quix's to create. A stateless one needs none.
+            auto_create_topics=stateful,
+            use_changelog_topics=stateful,
         )
-        source = app.topic(env("BENCH_INPUT_TOPIC"), value_deserializer="json")
-        sink = app.topic(env("BENCH_OUTPUT_TOPIC"), value_serializer="json")
-        sdf = app.dataframe(source)
-        sdf = sdf.filter(lambda event: event["region"].startswith("eu-"))
-        sdf = sdf.apply(enrich)
-        sdf.to_topic(sink)
+        pipeline(app, env("BENCH_INPUT_TOPIC"), env("BENCH_OUTPUT_TOPIC"))
         app.run()
     finally:
         shutil.rmtree(state_dir, ignore_errors=True)
