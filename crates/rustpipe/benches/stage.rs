@@ -7,7 +7,7 @@
 use criterion::{criterion_group, BenchmarkId, Criterion, Throughput};
 use rustpipe::alloc_count::{CountingAllocator, Counts};
 use rustpipe::chunk::{InputChunk, OutputChunk};
-use rustpipe::settings::PipelineOptions;
+use rustpipe::settings::{PipelineOptions, Workload};
 use rustpipe::shards;
 use rustpipe::stage::Stage;
 use streamsuite::gendata::Event;
@@ -112,6 +112,7 @@ fn shard_handoff(c: &mut Criterion) {
             b.iter(|| {
                 shards::run(
                     parallelism,
+                    Workload::Stateless,
                     &PipelineOptions::default(),
                     |_: &OutputChunk| Ok(()),
                     |stages| {

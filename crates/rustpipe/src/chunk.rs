@@ -39,6 +39,8 @@ pub struct InputChunk {
     pub seq: u64,
     bytes: Vec<u8>,
     records: Vec<(Option<Span>, Option<Span>)>,
+    /// Where each record was read, beside the spans the stages iterate.
+    positions: Vec<NextOffset>,
     next_offsets: Vec<NextOffset>,
 }
 
@@ -48,6 +50,7 @@ impl InputChunk {
         self.seq = seq;
         self.bytes.clear();
         self.records.clear();
+        self.positions.clear();
         self.next_offsets.clear();
     }
 
@@ -62,6 +65,7 @@ impl InputChunk {
         let key = key.map(|k| append(&mut self.bytes, k));
         let payload = payload.map(|p| append(&mut self.bytes, p));
         self.records.push((key, payload));
+        self.positions.push(NextOffset { partition, offset });
         advance(&mut self.next_offsets, partition, offset + 1);
     }
 
@@ -79,6 +83,11 @@ impl InputChunk {
             key: key.map(|s| s.of(&self.bytes)),
             payload: payload.map(|s| s.of(&self.bytes)),
         }
+    }
+
+    /// The offset a consumer resumes at to read record `index` again.
+    pub fn resume_at(&self, index: usize) -> NextOffset {
+        self.positions[index]
     }
 
     pub fn records(&self) -> impl Iterator<Item = RecordRef<'_>> {
@@ -127,6 +136,14 @@ impl OutputChunk {
             },
         ));
         Ok(())
+    }
+
+    /// Reports `next` as the only input offset the chunk covers, in place of
+    /// its input's: a stage that holds records in memory covers the input
+    /// only up to the first record its state still needs.
+    pub fn cover_up_to(&mut self, next: NextOffset) {
+        self.next_offsets.clear();
+        self.next_offsets.push(next);
     }
 
     /// Copies `other`'s records after this chunk's, and takes its offsets.

@@ -6,7 +6,9 @@
 //!   acknowledged, in order, for librdkafka's auto-commit;
 //! - exactly-once produces into the open transaction while a committer
 //!   thread closes it every commit interval; chunks that arrive while a
-//!   transaction commits wait in a buffer and open the next one.
+//!   transaction commits wait in a buffer and open the next one. A chunk
+//!   with no output that moves no input offset (a window still open) opens
+//!   no transaction, so an idle stretch commits nothing.
 //!
 //! The producer is rdkafka's `ThreadedProducer`: its own thread serves the
 //! delivery reports as they arrive, blocked in between, so no thread of ours
@@ -239,6 +241,9 @@ struct TxnState {
     last_commit: Instant,
     /// Input offsets the open transaction covers so far.
     next_offsets: Vec<NextOffset>,
+    /// Input offsets committed or in the open transaction: a chunk that
+    /// moves none of them and has no output has nothing to commit.
+    covered: Vec<NextOffset>,
     /// Output that arrived while a transaction was committing.
     waiting: OutputChunk,
     stopping: bool,
@@ -267,6 +272,7 @@ impl Transactions {
                 committing: false,
                 last_commit: now,
                 next_offsets: Vec::new(),
+                covered: Vec::new(),
                 waiting: OutputChunk::default(),
                 stopping: false,
                 failed: None,
@@ -298,8 +304,13 @@ impl Transactions {
         self.produce(&mut state, chunk)
     }
 
-    /// Produces `chunk` inside the open transaction, opening one if needed.
+    /// Produces `chunk` inside the open transaction, opening one if needed,
+    /// unless it has neither output nor an input offset to move.
     fn produce(&self, state: &mut TxnState, chunk: &OutputChunk) -> Result<()> {
+        let no_output = chunk.records().next().is_none();
+        if no_output && !moves_past(&state.covered, chunk.next_offsets()) {
+            return Ok(());
+        }
         if !state.open {
             self.producer
                 .begin_transaction()
@@ -312,6 +323,7 @@ impl Transactions {
         send_chunk(&self.producer, &self.output_topic, chunk)?;
         for next in chunk.next_offsets() {
             crate::chunk::advance(&mut state.next_offsets, next.partition, next.offset);
+            crate::chunk::advance(&mut state.covered, next.partition, next.offset);
         }
         Ok(())
     }
@@ -417,6 +429,16 @@ impl Transactions {
     }
 }
 
+/// Whether any of `next_offsets` lies past what `covered` holds for its
+/// partition.
+fn moves_past(covered: &[NextOffset], next_offsets: &[NextOffset]) -> bool {
+    next_offsets.iter().any(|next| {
+        !covered
+            .iter()
+            .any(|c| c.partition == next.partition && c.offset >= next.offset)
+    })
+}
+
 /// Commits the producer's open transaction with librdkafka's own call.
 ///
 /// rdkafka's `commit_transaction` first calls its `flush`, which serves
@@ -439,5 +461,69 @@ fn commit_transaction(producer: &OutputProducer) -> Result<()> {
             .into_owned();
         bindings::rd_kafka_error_destroy(error);
         Err(anyhow!("rustpipe: committing a transaction: {text}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::chunk::InputChunk;
+
+    fn at(offset: i64) -> NextOffset {
+        NextOffset {
+            partition: 0,
+            offset,
+        }
+    }
+
+    /// An output chunk `seq` of `records` records covering input up to `next`.
+    fn output(seq: u64, records: usize, next: i64) -> OutputChunk {
+        let mut input = InputChunk::default();
+        input.reset(seq);
+        let mut chunk = OutputChunk::default();
+        chunk.start(&input);
+        for _ in 0..records {
+            chunk
+                .push(None, |bytes| {
+                    bytes.push(b'x');
+                    Ok::<_, ()>(())
+                })
+                .unwrap();
+        }
+        chunk.cover_up_to(at(next));
+        chunk
+    }
+
+    /// At-least-once with a window open: the offset of the open window's
+    /// first record is stored only once the closed window's panes are
+    /// acknowledged, even with later chunks (no output) settled behind them.
+    #[test]
+    fn a_windows_offset_waits_for_its_panes() {
+        let ledger = Ledger::default();
+        ledger.open(&output(0, 0, 10));
+        ledger.open(&output(1, 2, 14));
+        ledger.open(&output(2, 0, 14));
+        let mut taken = Vec::new();
+        assert!(ledger.take_settled(&mut taken).unwrap());
+        assert_eq!(taken, [at(10)]);
+        ledger.acknowledged(1, None);
+        taken.clear();
+        assert!(!ledger.take_settled(&mut taken).unwrap());
+        ledger.acknowledged(1, None);
+        assert!(ledger.take_settled(&mut taken).unwrap());
+        assert_eq!(taken, [at(14)]);
+    }
+
+    #[test]
+    fn only_an_offset_past_the_covered_one_moves() {
+        assert!(moves_past(&[], &[at(3)]));
+        assert!(!moves_past(&[at(3)], &[at(3)]));
+        assert!(moves_past(&[at(3)], &[at(4)]));
+        assert!(!moves_past(&[at(3)], &[]));
+        let other = NextOffset {
+            partition: 1,
+            offset: 0,
+        };
+        assert!(moves_past(&[at(3)], &[other]));
     }
 }

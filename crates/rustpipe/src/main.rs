@@ -6,7 +6,8 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use rustpipe::etl::{self, EtlSettings};
-use rustpipe::{pipeline, settings::PipelineSettings};
+use rustpipe::pipeline;
+use rustpipe::settings::{PipelineSettings, Workload};
 
 fn main() {
     if let Err(err) = run_from_env() {
@@ -21,10 +22,11 @@ fn run_from_env() -> Result<()> {
     for signal in [signal_hook::consts::SIGTERM, signal_hook::consts::SIGINT] {
         signal_hook::flag::register(signal, stop.clone())?;
     }
-    // A workload with a ClickHouse sink (avro-etl) gets its sink's address.
-    if std::env::var_os("BENCH_SINK_URL").is_some() {
-        etl::run(&settings, &EtlSettings::from_env()?, &stop)
-    } else {
-        pipeline::run(&settings, &stop)
+    match settings.workload {
+        // Kafka to ClickHouse: a pipeline of its own, with its sink's settings.
+        Workload::AvroEtl => etl::run(&settings, &EtlSettings::from_env()?, &stop),
+        Workload::Stateless | Workload::Passthrough | Workload::WindowedLowcard => {
+            pipeline::run(&settings, &stop)
+        }
     }
 }

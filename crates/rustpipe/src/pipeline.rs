@@ -1,5 +1,5 @@
-//! The pipeline: a reader that never waits on delivery, the stage (inline or
-//! sharded), and the delivery mode's writer.
+//! The pipeline: a reader that never waits on delivery, the workload's step
+//! (inline or sharded), and the delivery mode's writer.
 //!
 //! The reader blocks in the consumer's own poll while there is nothing to
 //! read, and otherwise takes every record already fetched into one chunk,
@@ -81,6 +81,7 @@ pub fn run(settings: &PipelineSettings, stop: &AtomicBool) -> Result<()> {
         };
         let read = shards::run(
             settings.parallelism,
+            settings.workload,
             &settings.options,
             |chunk| delivery.write(chunk),
             |stages| reader.read(stages, stop),

@@ -25,6 +25,42 @@ impl Delivery {
     }
 }
 
+/// The job rustpipe runs, from BENCH_WORKLOAD.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Workload {
+    /// Filter `eu-*` and derive two fields, record by record.
+    Stateless,
+    /// Forward every record's value as it was read.
+    Passthrough,
+    /// Tumbling 1 s event-time windows per (region, service).
+    WindowedLowcard,
+    /// Avro batches from Kafka into ClickHouse.
+    AvroEtl,
+}
+
+impl Workload {
+    /// Parses BENCH_WORKLOAD's spelling; a workload rustpipe does not do is
+    /// an error, never the stateless job in its place.
+    pub fn parse(text: &str) -> Result<Workload> {
+        match text {
+            "stateless" => Ok(Workload::Stateless),
+            "passthrough" => Ok(Workload::Passthrough),
+            "windowed-lowcard" => Ok(Workload::WindowedLowcard),
+            "avro-etl" => Ok(Workload::AvroEtl),
+            _ => bail!("rustpipe: workload `{text}` is not implemented"),
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Workload::Stateless => "stateless",
+            Workload::Passthrough => "passthrough",
+            Workload::WindowedLowcard => "windowed-lowcard",
+            Workload::AvroEtl => "avro-etl",
+        }
+    }
+}
+
 /// Everything rustpipe needs to know about its run.
 #[derive(Debug, Clone)]
 pub struct PipelineSettings {
@@ -32,6 +68,7 @@ pub struct PipelineSettings {
     pub input_topic: String,
     pub output_topic: String,
     pub group_id: String,
+    pub workload: Workload,
     pub delivery: Delivery,
     pub commit_interval_ms: u64,
     pub transactional_id: String,
@@ -117,6 +154,22 @@ pub struct PipelineOptions {
     pub never_commit: bool,
 }
 
+impl PipelineOptions {
+    /// The work and fault knobs act in the stateless job's stage only: set
+    /// for another workload, they would silently do nothing.
+    fn check(&self, workload: Workload) -> Result<()> {
+        let knobs = [self.work_us_per_record, self.drop_every, self.corrupt_every];
+        if workload != Workload::Stateless && knobs.iter().any(|&knob| knob > 0) {
+            bail!(
+                "rustpipe: work_us_per_record, drop_every and corrupt_every act on the \
+                 stateless workload only, not `{}`",
+                workload.as_str()
+            );
+        }
+        Ok(())
+    }
+}
+
 fn var(name: &str) -> Result<String> {
     std::env::var(name).map_err(|_| anyhow!("rustpipe: {name} is not set (the suite sets it)"))
 }
@@ -124,12 +177,20 @@ fn var(name: &str) -> Result<String> {
 impl PipelineSettings {
     /// Reads the BENCH_* variables.
     pub fn from_env() -> Result<PipelineSettings> {
+        let workload = Workload::parse(&var("BENCH_WORKLOAD")?)?;
         let delivery = var("BENCH_DELIVERY")?;
         let group_id = var("BENCH_GROUP_ID")?;
+        let options = match std::env::var("BENCH_SETTINGS") {
+            Ok(json) if !json.trim().is_empty() => serde_json::from_str(&json)
+                .with_context(|| format!("rustpipe: BENCH_SETTINGS `{json}`"))?,
+            _ => PipelineOptions::default(),
+        };
+        options.check(workload)?;
         Ok(PipelineSettings {
             bootstrap: var("BENCH_BOOTSTRAP")?,
             input_topic: var("BENCH_INPUT_TOPIC")?,
             output_topic: var("BENCH_OUTPUT_TOPIC")?,
+            workload,
             delivery: Delivery::parse(&delivery).ok_or_else(|| {
                 anyhow!("rustpipe: BENCH_DELIVERY `{delivery}` is not a delivery mode")
             })?,
@@ -144,11 +205,7 @@ impl PipelineSettings {
                 _ => bail!("rustpipe: BENCH_PARALLELISM must be a whole number from 1"),
             },
             client: ClientProfile::from_env()?,
-            options: match std::env::var("BENCH_SETTINGS") {
-                Ok(json) if !json.trim().is_empty() => serde_json::from_str(&json)
-                    .with_context(|| format!("rustpipe: BENCH_SETTINGS `{json}`"))?,
-                _ => PipelineOptions::default(),
-            },
+            options,
         })
     }
 
@@ -245,5 +302,45 @@ fn typed(key: &str, value: &str) -> serde_json::Value {
             .parse::<u64>()
             .map(serde_json::Value::from)
             .unwrap_or_else(|_| serde_json::Value::String(value.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_workload_rustpipe_runs_is_named_as_the_suite_spells_it() {
+        for workload in [
+            Workload::Stateless,
+            Workload::Passthrough,
+            Workload::WindowedLowcard,
+            Workload::AvroEtl,
+        ] {
+            assert_eq!(Workload::parse(workload.as_str()).unwrap(), workload);
+        }
+    }
+
+    #[test]
+    fn an_unknown_workload_is_an_error_not_the_stateless_job() {
+        let err = Workload::parse("windowed-highcard").unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "rustpipe: workload `windowed-highcard` is not implemented"
+        );
+    }
+
+    #[test]
+    fn the_stage_knobs_are_refused_outside_the_stateless_job() {
+        let options = PipelineOptions {
+            drop_every: 10,
+            ..PipelineOptions::default()
+        };
+        assert!(options.check(Workload::Stateless).is_ok());
+        assert!(options.check(Workload::Passthrough).is_err());
+        assert!(options.check(Workload::WindowedLowcard).is_err());
+        assert!(PipelineOptions::default()
+            .check(Workload::WindowedLowcard)
+            .is_ok());
     }
 }

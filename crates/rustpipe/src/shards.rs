@@ -1,4 +1,5 @@
-//! The stage, run inline on the reader's thread or spread over N workers.
+//! The workload's step, run inline on the reader's thread or spread over N
+//! workers (a step that keeps state across chunks runs inline only).
 //!
 //! With `parallelism` N > 1, chunk i of a partition goes to worker i mod N,
 //! and one writer thread takes the workers' outputs back in the same turn,
@@ -14,25 +15,25 @@
 
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender};
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, bail, Result};
 
 use crate::chunk::{InputChunk, OutputChunk};
-use crate::settings::PipelineOptions;
-use crate::stage::Stage;
+use crate::settings::{PipelineOptions, Workload};
+use crate::step::Step;
 
-/// An input chunk and the output chunk the stage makes of it.
+/// An input chunk and the output chunk the step makes of it.
 #[derive(Default)]
 struct Job {
     input: InputChunk,
     output: OutputChunk,
 }
 
-/// Chunks in flight per worker: one being filled, one in the stage, one
+/// Chunks in flight per worker: one being filled, one in the step, one
 /// being written.
 const JOBS_PER_WORKER: usize = 3;
 
 /// Where the reader puts its records: a chunk being filled, and a way to
-/// send it through the stage to the writer.
+/// send it through the step to the writer.
 pub struct Stages<W> {
     job: Job,
     next_seq: u64,
@@ -41,7 +42,7 @@ pub struct Stages<W> {
 
 enum Mode<W> {
     Inline {
-        stage: Box<Stage>,
+        step: Step,
         write: W,
     },
     Sharded {
@@ -59,8 +60,8 @@ impl<W: FnMut(&OutputChunk) -> Result<()>> Stages<W> {
     /// Sends the chunk being filled on, and starts the next.
     pub fn dispatch(&mut self) -> Result<()> {
         match &mut self.mode {
-            Mode::Inline { stage, write } => {
-                stage.process(&self.job.input, &mut self.job.output)?;
+            Mode::Inline { step, write } => {
+                step.process(&self.job.input, &mut self.job.output)?;
                 write(&self.job.output)?;
             }
             Mode::Sharded { to_workers, free } => {
@@ -80,11 +81,12 @@ fn stopped() -> anyhow::Error {
     anyhow!("rustpipe: a shard stopped")
 }
 
-/// Runs `read` with the stage `parallelism` wide: inline for 1, else on
-/// worker threads with a writer thread calling `write` in input order.
+/// Runs `read` with `workload`'s step `parallelism` wide: inline for 1, else
+/// on worker threads with a writer thread calling `write` in input order.
 /// Returns once `read` has returned and every chunk it dispatched is written.
 pub fn run<W, R>(
     parallelism: usize,
+    workload: Workload,
     options: &PipelineOptions,
     write: W,
     read: impl FnOnce(&mut Stages<W>) -> Result<R>,
@@ -92,16 +94,24 @@ pub fn run<W, R>(
 where
     W: FnMut(&OutputChunk) -> Result<()> + Send,
 {
+    let step = Step::new(workload, options)?;
     if parallelism <= 1 {
         let mut stages = Stages {
             job: Job::default(),
             next_seq: 0,
-            mode: Mode::Inline {
-                stage: Box::new(Stage::new(options.clone())),
-                write,
-            },
+            mode: Mode::Inline { step, write },
         };
         return read(&mut stages);
+    }
+    if !step.shardable() {
+        bail!(
+            "rustpipe: {} keeps state across chunks and runs with parallelism 1, not {parallelism}",
+            workload.as_str()
+        );
+    }
+    let mut steps = vec![step];
+    for _ in 1..parallelism {
+        steps.push(Step::new(workload, options)?);
     }
     let jobs = parallelism * JOBS_PER_WORKER;
     let (free_tx, free) = sync_channel::<Job>(jobs);
@@ -112,13 +122,12 @@ where
         let mut to_workers = Vec::with_capacity(parallelism);
         let mut from_workers = Vec::with_capacity(parallelism);
         let mut workers = Vec::with_capacity(parallelism);
-        for _ in 0..parallelism {
+        for mut step in steps {
             let (job_tx, job_rx) = sync_channel::<Job>(jobs);
             let (done_tx, done_rx) = sync_channel::<Job>(jobs);
-            let mut stage = Stage::new(options.clone());
             workers.push(scope.spawn(move || -> Result<()> {
                 for mut job in job_rx {
-                    stage.process(&job.input, &mut job.output)?;
+                    step.process(&job.input, &mut job.output)?;
                     done_tx.send(job).map_err(|_| stopped())?;
                 }
                 Ok(())

@@ -4,7 +4,7 @@
 
 use rustpipe::alloc_count::CountingAllocator;
 use rustpipe::chunk::{InputChunk, OutputChunk};
-use rustpipe::settings::PipelineOptions;
+use rustpipe::settings::{PipelineOptions, Workload};
 use rustpipe::shards;
 use rustpipe::stage::Stage;
 use streamsuite::gendata::Event;
@@ -62,6 +62,7 @@ fn four_shards_hand_chunks_over_without_allocating_per_record() {
         let mut written = 0usize;
         shards::run(
             4,
+            Workload::Stateless,
             &PipelineOptions::default(),
             |out: &OutputChunk| {
                 written += out.len();
