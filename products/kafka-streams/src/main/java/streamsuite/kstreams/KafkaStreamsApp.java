@@ -25,10 +25,13 @@ import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Produced;
 
 /**
- * streamsuite's Kafka Streams product: input stream, filter-and-enrich
- * (flatMapValues), output stream. Stateless, so the topology has no state
- * store and Kafka Streams creates no internal topic (the topology is printed
- * to standard error at start: check "Sub-topologies" there).
+ * streamsuite's Kafka Streams product: one topology per workload (printed to
+ * standard error at start: check "Sub-topologies" there). stateless (input
+ * stream, filter-and-enrich flatMapValues, output stream) and passthrough
+ * (input stream to output stream) have no state store and Kafka Streams
+ * creates no internal topic for them; windowed-lowcard re-keys through a
+ * repartition topic and keeps its windows in a changelogged store
+ * ({@link WindowedLowcard}).
  *
  * <p>at-least-once commits offsets every commit interval after flushing the
  * producer; exactly_once_v2 wraps each commit interval's outputs and input
@@ -49,10 +52,6 @@ public final class KafkaStreamsApp {
             System.err.println(e.getMessage());
             System.exit(2);
             return;
-        }
-        if (!settings.workload().equals("stateless")) {
-            throw new IllegalArgumentException(
-                    "kafka-streams: workload `" + settings.workload() + "` is not implemented");
         }
         Path stateDir = Files.createTempDirectory("streamsuite-kafka-streams-");
         StreamsConfig config;
@@ -112,12 +111,22 @@ public final class KafkaStreamsApp {
 
     static Topology topology(Settings settings) {
         StreamsBuilder builder = new StreamsBuilder();
-        builder.stream(settings.inputTopic(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()))
-                .flatMapValues(value -> {
-                    byte[] output = value == null ? null : Stateless.transform(value);
-                    return output == null ? Collections.<byte[]>emptyList() : List.of(output);
-                })
-                .to(settings.outputTopic(), Produced.with(Serdes.ByteArray(), Serdes.ByteArray()));
+        switch (settings.workload()) {
+            case STATELESS -> builder
+                    .stream(settings.inputTopic(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()))
+                    .flatMapValues(value -> {
+                        byte[] output = value == null ? null : Stateless.transform(value);
+                        return output == null ? Collections.<byte[]>emptyList() : List.of(output);
+                    })
+                    .to(settings.outputTopic(), Produced.with(Serdes.ByteArray(), Serdes.ByteArray()));
+            // The value's bytes, undecoded, from the input topic to the output
+            // topic (no key, as the input has none).
+            case PASSTHROUGH -> builder
+                    .stream(settings.inputTopic(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()))
+                    .to(settings.outputTopic(), Produced.with(Serdes.ByteArray(), Serdes.ByteArray()));
+            case WINDOWED_LOWCARD -> WindowedLowcard.topology(builder, settings);
+            default -> throw new IllegalStateException("kafka-streams: no topology for " + settings.workload());
+        }
         return builder.build();
     }
 
@@ -134,8 +143,10 @@ public final class KafkaStreamsApp {
         p.put(StreamsConfig.STATE_DIR_CONFIG, stateDir.toString());
 
         // The suite's client profile, under the Java client's names, for the
-        // main consumer (and the restore/global consumers, unused here) and
-        // the producer.
+        // main consumer (the input topic and, for windowed-lowcard, the
+        // repartition topic), the restore consumer (changelogs, read back on a
+        // restart), the global consumer (unused) and the producer (output,
+        // repartition and changelog topics).
         ClientProfile client = settings.client();
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG), "earliest");
         p.put(StreamsConfig.consumerPrefix(ConsumerConfig.FETCH_MIN_BYTES_CONFIG), Integer.toString(client.fetchMinBytes()));
