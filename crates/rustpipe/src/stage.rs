@@ -470,7 +470,7 @@ mod tests {
 
     #[test]
     fn faults_drop_and_corrupt_what_they_say_and_verification_counts_them() {
-        use streamsuite::analysis::verify::{Expectation, Verifier};
+        use streamsuite::workloads::{self, Expectation, Output};
         use streamsuite::config::Delivery;
         use streamsuite::gendata::event::Core;
         use streamsuite::gendata::schedule::Schedule;
@@ -481,13 +481,18 @@ mod tests {
             ..PipelineOptions::default()
         };
         let (seed, n, schedule) = (5, 3000, Schedule::new(0, 1000));
-        let mut verifier = Verifier::new(Expectation {
-            seed,
-            input_records: n,
-            committed: n,
-            schedule: Some(schedule),
-            delivery: Delivery::ExactlyOnce,
-        });
+        let Output::Topic(stateless) = workloads::find("stateless").unwrap().output() else {
+            panic!("stateless writes a topic");
+        };
+        let mut verifier = stateless
+            .verifier(Expectation {
+                seed,
+                input_records: n,
+                committed: n,
+                schedule: Some(schedule),
+                delivery: Delivery::ExactlyOnce,
+            })
+            .unwrap();
         let mut input = InputChunk::default();
         for seq in 0..n {
             let payload =
@@ -504,7 +509,7 @@ mod tests {
             .collect();
         let dropped = kept.iter().filter(|&&s| s % 10 == 0).count() as u64;
         let corrupted = kept.iter().filter(|&&s| s % 7 == 0 && s % 10 != 0).count() as u64;
-        let v = verifier.finish();
+        let v = verifier.finish().verification;
         assert!(dropped > 0 && corrupted > 0);
         assert_eq!((v.missing, v.corrupted), (dropped, corrupted));
         assert_eq!((v.duplicated, v.unexpected), (0, 0));
