@@ -126,13 +126,13 @@ fn list(suite: &Suite) -> Result<i32> {
 fn workload_matrix(suite: &Suite) -> String {
     let names: Vec<&String> = suite.workloads.keys().collect();
     let width = |name: &str| name.len().max("not supported".len()) + 2;
-    let mut out = format!("{:<18}", "line");
+    let mut out = format!("{:<19}", "line");
     for name in &names {
         out.push_str(&format!("{:<w$}", name, w = width(name)));
     }
     out = out.trim_end().to_string() + "\n";
     for line in suite.lines() {
-        let mut row = format!("{:<18}", line.line.name);
+        let mut row = format!("{:<19}", line.line.name);
         for name in &names {
             let cell = if line.product.workloads.contains(name) {
                 "yes"

@@ -412,9 +412,9 @@ fn measure(
         progress.phase("settling");
         let bound = Duration::from_secs(run.settle_s);
         let settle = if line.product.commits_offsets {
-            settle_committed(
+            settle_committed_and_quiet(
                 &offsets,
-                &names.input,
+                names,
                 output.owed_until(schedule, gendata_summary.records_sent),
                 bound,
                 &mut product,
@@ -548,8 +548,8 @@ fn verify_output(
 
 /// How often the settle phase looks at the product's progress.
 const SETTLE_POLL: Duration = Duration::from_millis(100);
-/// Output unchanged for this long counts as finished, for a product that
-/// commits no offsets.
+/// Output unchanged for this long counts as finished: for a product that
+/// commits no offsets, and for every other once its commit covers the input.
 const QUIET_OUTPUT: Duration = Duration::from_secs(3);
 
 /// Polls `finished` every [`SETTLE_POLL`] until it says the product is done
@@ -578,7 +578,8 @@ fn settle_until(
 }
 
 /// Waits until the product's committed offset on `input` reaches
-/// `input_records`, or `bound` passes.
+/// `owed_until`, or `bound` passes: the end of work for a product whose
+/// sink is not a topic (a table).
 fn settle_committed(
     offsets: &OffsetReader,
     input: &str,
@@ -592,6 +593,27 @@ fn settle_committed(
     })
 }
 
+/// Waits until the product's committed offset on the input reaches
+/// `owed_until` and its output topic has not grown for [`QUIET_OUTPUT`], or
+/// `bound` passes. The commit alone does not end the output: a product that
+/// passes records through a topic of its own (Kafka Streams' repartition
+/// topic) commits its input before it writes what those records lead to, and
+/// while it drains a backlog there the output is still growing.
+fn settle_committed_and_quiet(
+    offsets: &OffsetReader,
+    names: &RunNames,
+    owed_until: u64,
+    bound: Duration,
+    product: &mut Supervised,
+    interrupt: &Interrupt,
+) -> Result<Settle> {
+    let mut output = OutputGrowth::watch(offsets, &names.output)?;
+    settle_until(bound, product, interrupt, || {
+        let quiet = output.quiet_for(offsets, QUIET_OUTPUT)?;
+        Ok(quiet && offsets.committed(&names.input)?.max(0) as u64 >= owed_until)
+    })
+}
+
 /// Waits until the output topic has not grown for [`QUIET_OUTPUT`], or
 /// `bound` passes: the end of work for a product that commits no offsets.
 fn settle_quiet_output(
@@ -601,16 +623,37 @@ fn settle_quiet_output(
     product: &mut Supervised,
     interrupt: &Interrupt,
 ) -> Result<Settle> {
-    let mut last = offsets.high_watermark(output)?;
-    let mut last_change = std::time::Instant::now();
+    let mut growth = OutputGrowth::watch(offsets, output)?;
     settle_until(bound, product, interrupt, || {
-        let now = offsets.high_watermark(output)?;
-        if now != last {
-            last = now;
-            last_change = std::time::Instant::now();
-        }
-        Ok(last_change.elapsed() >= QUIET_OUTPUT)
+        growth.quiet_for(offsets, QUIET_OUTPUT)
     })
+}
+
+/// When an output topic last grew, as seen by polling its high watermark.
+struct OutputGrowth<'t> {
+    topic: &'t str,
+    last: i64,
+    last_change: std::time::Instant,
+}
+
+impl<'t> OutputGrowth<'t> {
+    fn watch(offsets: &OffsetReader, topic: &'t str) -> Result<OutputGrowth<'t>> {
+        Ok(OutputGrowth {
+            topic,
+            last: offsets.high_watermark(topic)?,
+            last_change: std::time::Instant::now(),
+        })
+    }
+
+    /// Polls the topic once; true when it has not grown for `quiet`.
+    fn quiet_for(&mut self, offsets: &OffsetReader, quiet: Duration) -> Result<bool> {
+        let now = offsets.high_watermark(self.topic)?;
+        if now != self.last {
+            self.last = now;
+            self.last_change = std::time::Instant::now();
+        }
+        Ok(self.last_change.elapsed() >= quiet)
+    }
 }
 
 /// A crash injected mid-window, until its outcome is known.

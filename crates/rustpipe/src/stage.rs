@@ -470,10 +470,10 @@ mod tests {
 
     #[test]
     fn faults_drop_and_corrupt_what_they_say_and_verification_counts_them() {
-        use streamsuite::workloads::{self, Expectation, Output};
         use streamsuite::config::Delivery;
         use streamsuite::gendata::event::Core;
         use streamsuite::gendata::schedule::Schedule;
+        use streamsuite::workloads::{self, Expectation, Output};
 
         let options = PipelineOptions {
             drop_every: 10,
