@@ -23,6 +23,10 @@ pub enum Command {
     Run(RunArgs),
     /// Run several product lines on one workload interleaved, round by round, in one batch.
     Batch(BatchArgs),
+    /// A chaos campaign: one long window in which the product is killed
+    /// (SIGKILL to its whole tree) and restarted N times, then every record
+    /// of the run counted.
+    Chaos(ChaosArgs),
     /// Paired ratios of two lines of one batch, round by round.
     Compare(CompareArgs),
     /// Measure a line at a baseline version and as it is now, interleaved;
@@ -71,9 +75,13 @@ pub struct RunArgs {
     /// Runs of the same line, one after another, in one batch.
     #[arg(long, default_value_t = 1)]
     pub repeat: u32,
-    /// Crash the product mid-window: SIGKILL its whole tree SECONDS into the
-    /// window, and with `restart` start it again at once.
-    #[arg(long, value_name = "kill-at=SECONDSs[,restart]")]
+    /// Inject faults mid-window: SIGKILL the product's whole tree SECONDS
+    /// into the window (with `restart`, start it again at once), and/or
+    /// SIGKILL the local broker and start it again.
+    #[arg(
+        long,
+        value_name = "kill-at=SECONDSs[,restart][,broker-restart-at=SECONDSs]"
+    )]
     pub chaos: Option<ChaosPlan>,
     /// The product version to run, installed on first use (default: product.yaml's);
     /// for a cargo product, a git revision of its repository, built once per commit.
@@ -85,6 +93,32 @@ pub struct RunArgs {
     pub drain: Option<u64>,
     /// Change a bench.yaml setting for these runs (repeatable), e.g.
     /// `--set client.fetch_min_bytes=65536`; recorded with each run.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub settings: Vec<Setting>,
+}
+
+#[derive(Debug, Args)]
+pub struct ChaosArgs {
+    /// A product line (rustpipe-eos).
+    pub line: String,
+    /// A workload from workloads/.
+    pub workload: String,
+    /// How many times the product is killed and restarted.
+    #[arg(long, default_value_t = 10)]
+    pub kills: u32,
+    /// Seconds between kills, the first that far into the window; the
+    /// window is sized to hold every kill and the last one's recovery
+    /// (default 10; a product that needs longer to come back, such as one
+    /// waiting out a session timeout, needs more).
+    #[arg(long, value_name = "SECONDS", conflicts_with_all = ["seed", "window"])]
+    pub every: Option<u64>,
+    /// Kill at random times drawn from this seed, within --window, instead
+    /// of at fixed steps.
+    #[arg(long, requires = "window")]
+    pub seed: Option<u64>,
+    #[command(flatten)]
+    pub options: RunOptions,
+    /// Change a bench.yaml setting for this run (repeatable); recorded with it.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub settings: Vec<Setting>,
 }

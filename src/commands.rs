@@ -9,13 +9,13 @@ use crate::analysis::paired::{self, BenchPoint, PairedFigure, RunFigures, Side, 
 use crate::broker::{BrokerSession, LocalBroker};
 use crate::cache::Cache;
 use crate::cli::{
-    BatchArgs, BrokerAction, Cli, ClickHouseAction, Command, CompareArgs, CpuRigArgs, ExportArgs,
+    BatchArgs, BrokerAction, ChaosArgs, Cli, ClickHouseAction, Command, CompareArgs, CpuRigArgs, ExportArgs,
     GendataArgs, InstallArgs, ProbeArgs, RegressArgs, ReportArgs, RigCommand, RunArgs, RunOptions,
 };
 use crate::clickhouse::{ClickHouseClient, LocalClickHouse, SinkSession};
 use crate::clock::now_us;
 use crate::config::{
-    ChaosPlan, Delivery, LineRef, LineSpec, Setting, Suite, Workload, MIN_WINDOW_SAMPLES,
+    BrokerConfig, ChaosPlan, Delivery, LineRef, Spacing, LineSpec, Setting, Suite, Workload, MIN_WINDOW_SAMPLES,
 };
 use crate::gendata::GendataPlan;
 use crate::host::HostInfo;
@@ -42,6 +42,7 @@ pub fn execute(cli: Cli) -> Result<i32> {
         } => rig_cpu(&load(&cli.config)?, args),
         Command::Run(args) => run(&load(&cli.config)?, args),
         Command::Batch(args) => batch(&load(&cli.config)?, args),
+        Command::Chaos(args) => chaos(&load(&cli.config)?, args),
         Command::Compare(args) => compare(&load(&cli.config)?, args),
         Command::Regress(args) => regress(&load(&cli.config)?, args),
         Command::Report(args) => report(&load(&cli.config)?, args),
@@ -336,6 +337,44 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
     .map(|outcome| outcome.exit_code())
 }
 
+/// Seconds between a campaign's kills when `suite chaos` is not told.
+const DEFAULT_KILL_EVERY_S: u64 = 10;
+
+/// `suite chaos`: one run of one line with a campaign of kills and
+/// restarts, verified over the whole run like any other.
+fn chaos(suite: &Suite, args: ChaosArgs) -> Result<i32> {
+    let line = suite.line(&args.line, None)?;
+    let workload = suite.workload(&args.workload)?;
+    check_implements(line, workload)?;
+    let spacing = match (args.seed, args.options.window) {
+        (Some(seed), Some(window_s)) => Spacing::Seeded { seed, window_s },
+        _ => Spacing::Every {
+            seconds: args.every.unwrap_or(DEFAULT_KILL_EVERY_S),
+        },
+    };
+    let (plan, window_s) =
+        ChaosPlan::campaign(args.kills, spacing).map_err(|why| anyhow::anyhow!("chaos: {why}"))?;
+    let mut options = args.options;
+    options.window = Some(window_s);
+    run_lines(
+        suite,
+        LinesRequest {
+            lines: vec![LineEntry {
+                line,
+                version: None,
+                settings: Vec::new(),
+            }],
+            workload,
+            options,
+            rounds: 1,
+            chaos: Some(plan),
+            drain: None,
+            settings: args.settings,
+        },
+    )
+    .map(|outcome| outcome.exit_code())
+}
+
 /// `suite batch`: several lines interleaved round by round, one batch.
 fn batch(suite: &Suite, args: BatchArgs) -> Result<i32> {
     let workload = suite.workload(&args.workload)?;
@@ -543,12 +582,26 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
             );
         }
     }
-    if let Some(plan) = request.chaos {
-        if plan.kill_at_s >= window_s {
+    if let Some(plan) = &request.chaos {
+        if workload.topic_output().is_none() {
             anyhow::bail!(
-                "--chaos kill-at={}s falls outside the {window_s} s window; choose a time inside it",
-                plan.kill_at_s,
+                "chaos: workload `{}` writes to a table, and faults are injected into runs \
+                 that write a topic only",
+                workload.name
             );
+        }
+        if let Some(fault) = plan.outside(window_s) {
+            anyhow::bail!(
+                "chaos: {fault} falls outside the {window_s} s window; choose a time inside it"
+            );
+        }
+        if plan.broker_restart_at_s.is_some() {
+            if let BrokerConfig::External { bootstrap, .. } = &bench.broker {
+                anyhow::bail!(
+                    "chaos: a broker restart needs the suite's local broker; this bench's broker \
+                     is external ({bootstrap}), which the suite cannot kill or start"
+                );
+            }
         }
     }
     // Before anything starts: a record that cannot be written would cost
@@ -607,11 +660,12 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
         cache: &cache,
         broker: &session.info,
         broker_pid: session.pid,
+        local_broker: session.local(),
         sink: sink.as_ref(),
         host: &host,
         interrupt: &interrupt,
         batch_id: batch_id.clone(),
-        chaos: request.chaos,
+        chaos: request.chaos.clone(),
         suite_commit: crate::provenance::suite_commit(&suite.root),
     };
     let recorded = |record: &RunRecord| -> Result<()> {

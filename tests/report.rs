@@ -1,7 +1,9 @@
 //! Snapshot tests of the report pages and exports, rendered from fixture
 //! results: a repeated batch, keep-up, saturated and draining lines, an
 //! exactly-once / at-least-once pair, a failed run, a run with an injected
-//! crash, a sanity warning, a line no product describes, and an empty folder;
+//! crash (in the one-kill form of older records), a kill campaign that
+//! repeated records on an exactly-once line, an at-least-once broker
+//! restart, a sanity warning, a line no product describes, and an empty folder;
 //! three bench points (20,000/s, 1,000/s, and another window), a two-line
 //! batch at 1,000/s and a pair measured only at different points. For the
 //! Avro pipeline page: a CPU rig batch of nine arms, and avro-etl runs of
@@ -81,6 +83,31 @@ fn pages_show_every_kind_of_run() {
     ] {
         assert!(workload.contains(expected), "missing `{expected}`");
     }
+    // The faults table: each line's newest run with kills and with a broker
+    // restart. The exactly-once campaign that repeated records is red with
+    // its counts; the at-least-once line's repeats are only counted.
+    let faults = workload
+        .split(r#"<h3 id="chaos">"#)
+        .nth(1)
+        .and_then(|s| s.split("</details>").next())
+        .unwrap();
+    for expected in [
+        "3 kills, restarted",
+        "2 / 3",
+        "<td class=\"bad\">2</td>",
+        "exactly-once broken",
+        "1,000 ms",
+        "broker restart at 5 s",
+        "out 6,400 ms; output again after 9,100 ms",
+        ">37<",
+        "✗ exactly-once did not hold under faults: rustpipe-eos (0 missing, 2 duplicated).",
+    ] {
+        assert!(faults.contains(expected), "faults: missing `{expected}`");
+    }
+    assert!(
+        !faults.contains("class=\"bad\">37<"),
+        "an at-least-once line's duplicates marked as a broken claim"
+    );
     assert!(!workload.contains(">us<"), "a unit written us");
     assert!(!workload.contains("-0.0 %"), "a drift of -0.0 %");
     let order = |text: &str| workload.find(text).unwrap();

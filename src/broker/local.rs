@@ -169,6 +169,28 @@ impl LocalBroker {
         }
     }
 
+    /// SIGKILL to the broker's process group, as a crash would: no clean
+    /// shutdown, its data left as it lies on disk for the next start to
+    /// recover. Returns once the process is gone.
+    pub fn kill(&self) -> Result<()> {
+        let pid = self.running_pid().ok_or_else(|| {
+            anyhow::anyhow!(
+                "local broker: no running broker in {} to kill",
+                self.pid_file().display()
+            )
+        })?;
+        process::signal_group(pid, libc::SIGKILL);
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while process::is_alive(pid) {
+            if Instant::now() > deadline {
+                bail!("local broker: pid {pid} still alive 10 s after SIGKILL");
+            }
+            process::reap(pid);
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        Ok(())
+    }
+
     /// Stops the broker (SIGTERM, then SIGKILL after 30 s) and removes its pid file.
     pub fn stop(&self) -> Result<()> {
         if let Some(pid) = self.running_pid() {

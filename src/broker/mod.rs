@@ -26,6 +26,9 @@ pub struct BrokerSession {
     pub info: BrokerInfo,
     /// The local broker's process, sampled like the harness's own; None for external.
     pub pid: Option<u32>,
+    /// The local broker, which a chaos run may kill and start again; None
+    /// for an external one.
+    local: Option<LocalBroker>,
     started: Option<LocalBroker>,
 }
 
@@ -51,6 +54,7 @@ impl BrokerSession {
                         bootstrap: bootstrap.clone(),
                     },
                     pid: None,
+                    local: None,
                     started: None,
                 })
             }
@@ -70,10 +74,16 @@ impl BrokerSession {
                 Ok(BrokerSession {
                     info,
                     pid: local.running_pid(),
+                    local: Some(local),
                     started,
                 })
             }
         }
+    }
+
+    /// The local broker, for a run that restarts it; None for an external one.
+    pub fn local(&self) -> Option<&LocalBroker> {
+        self.local.as_ref()
     }
 
     /// Stops the broker if this session started it.

@@ -15,7 +15,7 @@ pub use bench::{
     Bench, BrokerConfig, CommitIntervals, EtlConfig, EtlDecoder, InsertFormat, RunDefaults,
     SinkConfig, Tolerances, MIN_WINDOW_SAMPLES,
 };
-pub use chaos::ChaosPlan;
+pub use chaos::{ChaosPlan, Spacing};
 pub use client::{Acks, ClientProfile, Compression, CLIENT_KEYS};
 pub use product::{Delivery, Install, Line, Product, Readiness, COMMIT_INTERVAL_KEY};
 pub use setting::{LineSpec, Setting};

@@ -195,7 +195,9 @@ pub const GENDATA_LINGER_MS: &str = "1";
 
 /// The producer settings gendata uses: batched, compressed like the topic.
 /// Its 1 ms linger matches the floor producer's (see the probe), so the
-/// floor's share of the broker path is gendata's within a millisecond.
+/// floor's share of the broker path is gendata's within a millisecond. A
+/// record may wait 5 min for the broker (a broker restart mid-run): the
+/// idempotent producer then sends it, in order, with no gap in the input.
 fn producer_config(bootstrap: &str) -> ClientConfig {
     let mut config = ClientConfig::new();
     config
@@ -206,7 +208,8 @@ fn producer_config(bootstrap: &str) -> ClientConfig {
         .set("linger.ms", GENDATA_LINGER_MS)
         .set("compression.type", "lz4")
         .set("queue.buffering.max.messages", "1000000")
-        .set("queue.buffering.max.kbytes", "1048576");
+        .set("queue.buffering.max.kbytes", "1048576")
+        .set("message.timeout.ms", "300000");
     config
 }
 

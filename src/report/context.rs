@@ -12,6 +12,7 @@ use super::avro::{self, PageLink};
 use super::characteristics::{
     availability_cell, characteristics_table, product_notes, ProductNote,
 };
+use super::chaos;
 use super::charts::{series_charts, Chart};
 use super::eos_cost::eos_cost;
 use super::failed::failed_table;
@@ -71,6 +72,9 @@ pub struct WorkloadPage {
     pub eos_cost: Table,
     pub sanity: Table,
     pub sanity_verdict: Verdict,
+    /// Fault runs (kills, broker restarts) per line; None when there are none.
+    pub chaos: Option<Table>,
+    pub chaos_verdict: Verdict,
     pub characteristics: Table,
     pub client_settings: Table,
     pub notes: Vec<ProductNote>,
@@ -322,6 +326,8 @@ pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> Worklo
         eos_cost,
         sanity: sanity::sanity_table(&points, sanity_spec),
         sanity_verdict: sanity::sanity_verdict(&points, sanity_spec),
+        chaos: chaos::chaos_table(&order, records),
+        chaos_verdict: chaos::chaos_verdict(&order, records),
         characteristics: characteristics_table(suite, name, &page_lines),
         client_settings: super::settings::client_settings_table(suite, name, &page_lines),
         notes: product_notes(suite, name, &page_lines),

@@ -11,6 +11,7 @@
 
 mod avro;
 mod characteristics;
+mod chaos;
 mod charts;
 mod context;
 mod eos_cost;

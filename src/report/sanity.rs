@@ -13,7 +13,7 @@ use super::lines::{comparable, is_chaos, LineRuns, Verdict};
 use super::points::PointRuns;
 use super::table::{date_time, grouped, number, signed_percent, Cell, Column, Row, Table};
 use crate::config::Delivery;
-use crate::results::{flag, RunRecord, SanityVerdict, VerificationVerdict};
+use crate::results::{flag, Chaos, RunRecord, SanityVerdict, VerificationVerdict};
 use crate::workloads::SanitySpec;
 
 /// What a workload with no sanity spec of its own (a table sink) shows.
@@ -188,17 +188,7 @@ pub(super) fn sanity_table(points: &[PointRuns<'_>], spec: Option<&SanitySpec>) 
                         .set("verified", Cell::text("not verified").with_class("na")),
                 };
                 let recovery = match &run.chaos {
-                    Some(c) => match c.recovery_ms {
-                        Some(ms) => Cell::text(format!("{} ms", grouped(ms.round() as i64))),
-                        None if c.restart => Cell::text("never resumed").with_class("warn"),
-                        None => Cell::text("not restarted"),
-                    }
-                    .with_title(format!(
-                        "killed {} process(es) at {} s{}",
-                        c.killed_processes,
-                        c.kill_at_s,
-                        if c.restart { ", restarted" } else { "" }
-                    )),
+                    Some(c) => recovery_cell(c),
                     None if is_chaos(run) => Cell::missing(),
                     None => Cell::text(""),
                 };
@@ -207,6 +197,52 @@ pub(super) fn sanity_table(points: &[PointRuns<'_>], spec: Option<&SanitySpec>) 
         }
     }
     table
+}
+
+/// A chaos run's recovery: the one kill's, or a campaign's p50 of the
+/// kills recovered from; the title lists every fault.
+fn recovery_cell(chaos: &Chaos) -> Cell {
+    let ms = |ms: f64| format!("{} ms", grouped(ms.round() as i64));
+    let cell = match (chaos.kills.as_slice(), chaos.recovery_p50_ms) {
+        ([], _) => match chaos.broker_restart.as_ref().and_then(|b| b.recovery_ms) {
+            Some(recovery) => Cell::text(ms(recovery)),
+            None => Cell::text("never resumed").with_class("warn"),
+        },
+        ([_], Some(p50)) => Cell::text(ms(p50)),
+        (_, Some(p50)) if chaos.kills_survived == chaos.kills.len() => {
+            Cell::text(format!("p50 {}", ms(p50)))
+        }
+        (kills, Some(p50)) => Cell::text(format!(
+            "p50 {}, {} of {} never resumed",
+            ms(p50),
+            kills.len() - chaos.kills_survived,
+            kills.len()
+        ))
+        .with_class("warn"),
+        (_, None) if chaos.restart => Cell::text("never resumed").with_class("warn"),
+        (_, None) => Cell::text("not restarted"),
+    };
+    let mut faults: Vec<String> = chaos
+        .kills
+        .iter()
+        .map(|k| {
+            format!(
+                "killed {} process(es) at {:.1} s: {}",
+                k.killed_processes,
+                k.at_s,
+                k.recovery_ms.map_or("no output after".into(), ms)
+            )
+        })
+        .collect();
+    if let Some(b) = &chaos.broker_restart {
+        faults.push(format!(
+            "broker killed at {:.1} s, back after {}: {}",
+            b.at_s,
+            ms(b.outage_ms),
+            b.recovery_ms.map_or("no output after".into(), ms)
+        ));
+    }
+    cell.with_title(faults.join("; "))
 }
 
 /// What is off in one run's sanity or verification, if anything.
@@ -245,12 +281,17 @@ fn problems(run: &RunRecord, spec: &SanitySpec) -> Vec<String> {
     } else if run.has_flag(flag::VERIFICATION_FAILED) {
         out.push("verification failed".to_string());
     }
-    if run
-        .chaos
-        .as_ref()
-        .is_some_and(|c| c.restart && c.recovery_ms.is_none())
-    {
-        out.push("output never resumed after the crash".to_string());
+    if let Some(c) = &run.chaos {
+        let lost = c.kills.len() - c.kills_survived;
+        if c.restart && lost > 0 {
+            out.push(format!(
+                "output never resumed after {lost} of {} kills",
+                c.kills.len()
+            ));
+        }
+        if c.broker_restart.as_ref().is_some_and(|b| b.recovery_ms.is_none()) {
+            out.push("output never resumed after the broker restart".to_string());
+        }
     }
     out
 }

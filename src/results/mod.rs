@@ -311,18 +311,118 @@ impl VerificationVerdict {
     }
 }
 
-/// The crash a `--chaos` run injected.
+/// The faults a chaos run injected (`--chaos`, `suite chaos`), and how the
+/// product came through each.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(from = "StoredChaos")]
 pub struct Chaos {
-    /// Seconds into the window when the product's tree got SIGKILL.
-    pub kill_at_s: u64,
-    /// Whether the product was started again with the same settings.
+    /// Whether the product was started again, with the same identity, after
+    /// each kill.
     pub restart: bool,
+    /// Each SIGKILL of the product's whole tree, in order.
+    pub kills: Vec<Kill>,
+    /// Kills after which output flowed again.
+    pub kills_survived: usize,
+    /// The median and the longest of the kills' recovery times; absent when
+    /// no kill was recovered from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery_p50_ms: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub recovery_max_ms: Option<f64>,
+    /// The local broker's SIGKILL and restart, when the run had one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub broker_restart: Option<BrokerRestart>,
+}
+
+/// One SIGKILL of the product's tree.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Kill {
+    /// Seconds into the window.
+    pub at_s: f64,
     /// Processes of the product's tree that were killed.
     pub killed_processes: usize,
-    /// From the kill until the next output record was visible; `null` when
-    /// output never resumed before the window ended.
+    /// From the kill until a newly committed output record was visible;
+    /// `null` when output did not flow again before the next fault or the
+    /// window's end.
     pub recovery_ms: Option<f64>,
+}
+
+/// The local broker killed with SIGKILL and started again on its data.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BrokerRestart {
+    /// Seconds into the window.
+    pub at_s: f64,
+    /// From the kill until the broker answered again.
+    pub outage_ms: f64,
+    /// From the kill until a newly committed output record was visible;
+    /// `null` when output did not flow again before the window's end.
+    pub recovery_ms: Option<f64>,
+}
+
+impl Chaos {
+    /// The record of `kills` and `broker_restart`, with the kills' figures.
+    pub fn new(restart: bool, kills: Vec<Kill>, broker_restart: Option<BrokerRestart>) -> Chaos {
+        let mut recoveries: Vec<f64> = kills.iter().filter_map(|k| k.recovery_ms).collect();
+        recoveries.sort_by(f64::total_cmp);
+        let p50 = match recoveries.len() {
+            0 => None,
+            n if n % 2 == 1 => Some(recoveries[n / 2]),
+            n => Some((recoveries[n / 2 - 1] + recoveries[n / 2]) / 2.0),
+        };
+        Chaos {
+            restart,
+            kills_survived: recoveries.len(),
+            recovery_p50_ms: p50,
+            recovery_max_ms: recoveries.last().copied(),
+            kills,
+            broker_restart,
+        }
+    }
+}
+
+/// A chaos block as stored: this version's, or the one-kill form of older
+/// records (`kill_at_s`, `killed_processes`, `recovery_ms` at the top).
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum StoredChaos {
+    Current {
+        restart: bool,
+        kills: Vec<Kill>,
+        #[serde(default)]
+        broker_restart: Option<BrokerRestart>,
+    },
+    OneKill {
+        kill_at_s: u64,
+        restart: bool,
+        killed_processes: usize,
+        recovery_ms: Option<f64>,
+    },
+}
+
+impl From<StoredChaos> for Chaos {
+    fn from(stored: StoredChaos) -> Chaos {
+        match stored {
+            StoredChaos::Current {
+                restart,
+                kills,
+                broker_restart,
+            } => Chaos::new(restart, kills, broker_restart),
+            StoredChaos::OneKill {
+                kill_at_s,
+                restart,
+                killed_processes,
+                recovery_ms,
+            } => Chaos::new(
+                restart,
+                vec![Kill {
+                    at_s: kill_at_s as f64,
+                    killed_processes,
+                    recovery_ms,
+                }],
+                None,
+            ),
+        }
+    }
 }
 
 /// The flags a record may carry, in the order they are set
@@ -680,6 +780,49 @@ mod tests {
         assert!(written.get("breach_rate").is_none());
         let again: Sanity = serde_json::from_value(written).unwrap();
         assert_eq!(again, sanity);
+    }
+
+    #[test]
+    fn a_one_kill_chaos_block_reads_as_a_campaign_of_one() {
+        let stored = r#"{"kill_at_s":15,"restart":true,"killed_processes":2,"recovery_ms":812.5}"#;
+        let chaos: Chaos = serde_json::from_str(stored).unwrap();
+        assert_eq!(
+            chaos.kills,
+            [Kill {
+                at_s: 15.0,
+                killed_processes: 2,
+                recovery_ms: Some(812.5)
+            }]
+        );
+        assert_eq!(chaos.kills_survived, 1);
+        assert_eq!(chaos.recovery_max_ms, Some(812.5));
+        let again: Chaos = serde_json::from_value(serde_json::to_value(&chaos).unwrap()).unwrap();
+        assert_eq!(again, chaos);
+    }
+
+    #[test]
+    fn a_campaign_counts_its_recoveries_and_their_median_and_max() {
+        let kill = |at_s: f64, recovery_ms: Option<f64>| Kill {
+            at_s,
+            killed_processes: 1,
+            recovery_ms,
+        };
+        let chaos = Chaos::new(
+            true,
+            vec![
+                kill(10.0, Some(300.0)),
+                kill(20.0, None),
+                kill(30.0, Some(100.0)),
+                kill(40.0, Some(900.0)),
+                kill(50.0, Some(200.0)),
+            ],
+            None,
+        );
+        assert_eq!(chaos.kills_survived, 4);
+        assert_eq!(chaos.recovery_p50_ms, Some(250.0));
+        assert_eq!(chaos.recovery_max_ms, Some(900.0));
+        let none = Chaos::new(true, vec![kill(10.0, None)], None);
+        assert_eq!((none.kills_survived, none.recovery_p50_ms), (0, None));
     }
 
     #[test]

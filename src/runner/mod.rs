@@ -26,7 +26,7 @@ use anyhow::{anyhow, Context, Result};
 use crate::analysis::judge::{judge, JudgeInputs, Judgement, Settle, Verified};
 use crate::analysis::window::{OffsetRead, Sample};
 use crate::broker::admin::{self, OffsetReader, TopicRequest};
-use crate::broker::BrokerInfo;
+use crate::broker::{BrokerInfo, LocalBroker};
 use crate::cache::Cache;
 use crate::clickhouse::SinkSession;
 use crate::clock::{now_us, sleep_until_us};
@@ -40,7 +40,7 @@ use crate::process::Supervised;
 use crate::products::{self, Installation, LaunchSettings};
 use crate::results::{Chaos, RunConfig, RunRecord, Status, SCHEMA_VERSION};
 use crate::workloads::{Expectation, TopicOutput};
-use chaos::ResumeWatch;
+use chaos::{Fault, InjectedBrokerRestart, InjectedKill, ResumeWatch};
 use monitor::{Grid, Monitor, Watched};
 use progress::Progress;
 
@@ -60,12 +60,15 @@ pub struct RunContext<'a> {
     pub broker: &'a BrokerInfo,
     /// The local broker's pid, sampled as part of the harness.
     pub broker_pid: Option<u32>,
+    /// The local broker, which a chaos run may restart; None for an
+    /// external one.
+    pub local_broker: Option<&'a LocalBroker>,
     /// The ClickHouse of an ETL workload's batch.
     pub sink: Option<&'a SinkSession>,
     pub host: &'a HostInfo,
     pub interrupt: &'a Interrupt,
     pub batch_id: String,
-    /// A crash to inject into every run of the batch.
+    /// The faults to inject into every run of the batch.
     pub chaos: Option<ChaosPlan>,
     /// The suite's git commit, recorded with each run.
     pub suite_commit: Option<String>,
@@ -368,27 +371,61 @@ fn measure(
 
     // measure
     progress.phase("measuring");
-    let mut crash = None;
-    if let Some(plan) = ctx.chaos {
-        let kill_us = window_start_us + plan.kill_at_s as i64 * 1_000_000;
-        processes.watch_until(kill_us, interrupt, &mut progress, &mut monitor)?;
-        progress.phase(if plan.restart {
-            "crashed; restarting"
-        } else {
-            "crashed"
-        });
-        let restart = || {
-            products::start(
-                line.product,
-                installation,
-                &settings,
-                log_dir,
-                "product-restart",
-            )
-        };
-        let injected = processes.crash(plan, restart, bootstrap, &names.output, window_end_us)?;
-        monitor.watch_product(processes.product.pgid() as i32);
-        crash = Some((plan, injected));
+    let faults = ctx
+        .chaos
+        .as_ref()
+        .map(|plan| chaos::schedule(plan, window_start_us))
+        .unwrap_or_default();
+    let restart_product = ctx.chaos.as_ref().is_some_and(|plan| plan.restart);
+    let mut kills = Vec::new();
+    let mut broker_restart = None;
+    for (i, &(at_us, fault)) in faults.iter().enumerate() {
+        processes.watch_until(at_us, interrupt, &mut progress, &mut monitor)?;
+        // Each fault's output is watched until the next one.
+        let watch_until_us = faults.get(i + 1).map_or(window_end_us, |&(next, _)| next);
+        match fault {
+            Fault::Kill => {
+                progress.phase(if restart_product {
+                    "product killed; restarting"
+                } else {
+                    "product killed"
+                });
+                let restarts = kills.len() + 1;
+                let restart = || {
+                    products::start(
+                        line.product,
+                        installation,
+                        &settings,
+                        log_dir,
+                        &format!("product-restart-{restarts}"),
+                    )
+                };
+                let kill = processes.crash(
+                    restart_product.then_some(restart),
+                    bootstrap,
+                    &names.output,
+                    watch_until_us,
+                )?;
+                monitor.watch_product(processes.product.pgid() as i32);
+                kills.push(kill);
+            }
+            Fault::BrokerRestart => {
+                progress.phase("broker killed; restarting");
+                let broker = ctx.local_broker.ok_or_else(|| {
+                    anyhow!("chaos: a broker restart needs the suite's local broker")
+                })?;
+                broker_restart = Some(InjectedBrokerRestart::inject(
+                    broker,
+                    &offsets,
+                    &names.input,
+                    &names.output,
+                    watch_until_us,
+                    interrupt,
+                )?);
+                monitor.watch_broker(broker.running_pid().map(|pid| pid as i32));
+            }
+        }
+        progress.phase("measuring");
     }
     processes.watch_until(window_end_us, interrupt, &mut progress, &mut monitor)?;
     monitor.sample(true)?;
@@ -426,8 +463,17 @@ fn measure(
         product.stop(Duration::from_secs(run.stop_grace_s));
         Some(settle)
     };
-    let chaos = match crash {
-        Some((plan, injected)) => Some(injected.outcome(plan)?),
+    let chaos = match &ctx.chaos {
+        Some(plan) => Some(Chaos::new(
+            plan.restart,
+            kills
+                .into_iter()
+                .map(|kill| kill.outcome(window_start_us))
+                .collect::<Result<_>>()?,
+            broker_restart
+                .map(|restart| restart.outcome(window_start_us))
+                .transpose()?,
+        )),
         None => None,
     };
 
@@ -656,26 +702,6 @@ impl<'t> OutputGrowth<'t> {
     }
 }
 
-/// A crash injected mid-window, until its outcome is known.
-struct InjectedCrash {
-    killed_at_us: i64,
-    killed_processes: usize,
-    watch: ResumeWatch,
-}
-
-impl InjectedCrash {
-    /// The record's account of the crash, once the watch is over.
-    fn outcome(self, plan: ChaosPlan) -> Result<Chaos> {
-        let resumed = self.watch.resumed_at()?;
-        Ok(Chaos {
-            kill_at_s: plan.kill_at_s,
-            restart: plan.restart,
-            killed_processes: self.killed_processes,
-            recovery_ms: resumed.map(|at| (at - self.killed_at_us) as f64 / 1000.0),
-        })
-    }
-}
-
 /// Starts one of the suite's own helper processes (`suite probe`, `suite gendata`).
 fn spawn_helper<S: AsRef<std::ffi::OsStr>>(
     name: &str,
@@ -730,26 +756,24 @@ impl Processes<'_> {
         }
     }
 
-    /// Kills the product's whole tree and, if the plan says so, starts it
-    /// again; output is watched for until `watch_until_us`.
+    /// Kills the product's whole tree and, with `restart`, starts it again;
+    /// its output is watched for until `watch_until_us`.
     fn crash(
         &mut self,
-        plan: ChaosPlan,
-        restart: impl FnOnce() -> Result<Supervised>,
+        restart: Option<impl FnOnce() -> Result<Supervised>>,
         bootstrap: &str,
         output_topic: &str,
         watch_until_us: i64,
-    ) -> Result<InjectedCrash> {
+    ) -> Result<InjectedKill> {
         let killed_at_us = now_us();
         let killed_processes = self.product.kill();
         std::thread::sleep(SETTLE_AFTER_KILL);
         let watch = ResumeWatch::start(bootstrap, output_topic, watch_until_us)?;
-        if plan.restart {
-            *self.product = restart()?;
-        } else {
-            self.product_down = true;
+        match restart {
+            Some(restart) => *self.product = restart()?,
+            None => self.product_down = true,
         }
-        Ok(InjectedCrash {
+        Ok(InjectedKill {
             killed_at_us,
             killed_processes,
             watch,

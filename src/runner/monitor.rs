@@ -154,6 +154,11 @@ impl<'a> Monitor<'a> {
         Ok(())
     }
 
+    /// Samples the broker's tree from `pid` on (a restarted local broker).
+    pub fn watch_broker(&mut self, pid: Option<i32>) {
+        self.watched.broker = pid;
+    }
+
     /// Samples the product's tree from `pgid` on (a restarted product).
     pub fn watch_product(&mut self, pgid: i32) {
         self.watched.product = pgid;

@@ -1,6 +1,6 @@
 //! The console summary printed when a run ends: a short aligned table.
 
-use crate::results::{RunRecord, SanityVerdict, Status, VerificationVerdict};
+use crate::results::{Chaos, RunRecord, SanityVerdict, Status, VerificationVerdict};
 
 /// The figures shown, in order, with their labels.
 const SHOWN: [(&str, &str); 24] = [
@@ -85,15 +85,7 @@ pub fn format_summary(record: &RunRecord) -> String {
         out.push_str(&format!("  {:<14} not verified: {why}\n", "verification"));
     }
     if let Some(chaos) = &record.chaos {
-        let recovery = match chaos.recovery_ms {
-            Some(ms) => format!("output resumed {:.1} s after the kill", ms / 1000.0),
-            None if chaos.restart => "output did not resume before the window ended".into(),
-            None => "not restarted".into(),
-        };
-        out.push_str(&format!(
-            "  {:<14} {} process(es) killed {} s into the window; {recovery}\n",
-            "chaos", chaos.killed_processes, chaos.kill_at_s
-        ));
+        out.push_str(&chaos_lines(chaos));
     }
     if record.not_applicable.contains_key("latency") {
         out.push_str(&format!("  {:<14} {:>12}\n", "latency", "not quoted"));
@@ -114,4 +106,52 @@ pub fn format_summary(record: &RunRecord) -> String {
 /// Prints the summary of `record` to standard error.
 pub fn print_summary(record: &RunRecord) {
     eprint!("{}", format_summary(record));
+}
+
+/// A chaos run's faults: one line for one kill, else the campaign's figures,
+/// then the broker restart.
+fn chaos_lines(chaos: &Chaos) -> String {
+    let seconds = |ms: f64| format!("{:.1} s", ms / 1000.0);
+    let mut out = String::new();
+    match chaos.kills.as_slice() {
+        [] => {}
+        [kill] => {
+            let recovery = match kill.recovery_ms {
+                Some(ms) => format!("output resumed {} after the kill", seconds(ms)),
+                None if chaos.restart => "output did not resume before the window ended".into(),
+                None => "not restarted".into(),
+            };
+            out.push_str(&format!(
+                "  {:<14} {} process(es) killed {:.0} s into the window; {recovery}\n",
+                "chaos", kill.killed_processes, kill.at_s
+            ));
+        }
+        kills => {
+            let figures = match (chaos.recovery_p50_ms, chaos.recovery_max_ms) {
+                (Some(p50), Some(max)) => {
+                    format!("; recovery p50 {}, max {}", seconds(p50), seconds(max))
+                }
+                _ => String::new(),
+            };
+            out.push_str(&format!(
+                "  {:<14} {} of {} kills recovered from{figures}\n",
+                "chaos",
+                chaos.kills_survived,
+                kills.len()
+            ));
+        }
+    }
+    if let Some(restart) = &chaos.broker_restart {
+        let recovery = match restart.recovery_ms {
+            Some(ms) => format!("output resumed {} after the kill", seconds(ms)),
+            None => "output did not resume before the window ended".into(),
+        };
+        out.push_str(&format!(
+            "  {:<14} broker killed {:.0} s into the window, back after {}; {recovery}\n",
+            "chaos",
+            restart.at_s,
+            seconds(restart.outage_ms)
+        ));
+    }
+    out
 }

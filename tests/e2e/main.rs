@@ -5,6 +5,7 @@
 
 mod bad_input;
 mod batches;
+mod chaos;
 mod drain;
 mod etl;
 mod products;
@@ -24,6 +25,7 @@ fn main() {
     trials.extend(runs::trials());
     trials.extend(batches::trials());
     trials.extend(verification::trials());
+    trials.extend(chaos::trials());
     trials.extend(products::trials());
     trials.extend(drain::trials());
     trials.extend(etl::trials());

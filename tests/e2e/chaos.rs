@@ -1,0 +1,219 @@
+//! Faults on real runs: a campaign of kills, the local broker killed and
+//! started again mid-window, and the refusal of a broker restart on an
+//! external broker.
+
+use libtest_mimic::Trial;
+use streamsuite::results::{Chaos, RunRecord, Status, Verification, VerificationVerdict};
+
+use crate::support::{config_with_products, ensure, output, records, repo, run_suite, suite_with};
+use crate::trial;
+
+pub fn trials() -> Vec<Trial> {
+    vec![
+        trial(
+            "eos_line_loses_and_duplicates_nothing_through_a_three_kill_campaign",
+            eos_line_loses_and_duplicates_nothing_through_a_three_kill_campaign,
+        ),
+        trial(
+            "eos_line_loses_and_duplicates_nothing_through_a_broker_restart",
+            eos_line_loses_and_duplicates_nothing_through_a_broker_restart,
+        ),
+        trial(
+            "alos_line_counts_its_duplicates_through_a_broker_restart",
+            alos_line_counts_its_duplicates_through_a_broker_restart,
+        ),
+        trial(
+            "broker_restart_on_an_external_broker_is_refused",
+            broker_restart_on_an_external_broker_is_refused,
+        ),
+    ]
+}
+
+/// Every record read is accounted for exactly once.
+fn accounting_holds(v: &Verification) -> bool {
+    v.output_records == v.expected - v.missing + v.beyond_commit + v.duplicated + v.unexpected
+}
+
+/// The one record a fault run wrote, with its chaos block and verification.
+fn fault_run(args: &[&str]) -> Result<(RunRecord, Chaos, Verification, std::process::Output), String> {
+    let results = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let out = run_suite(&repo().join("bench.yaml"), args, results.path())?;
+    ensure(out.status.success(), "the run must succeed", &out)?;
+    let mut all = records(results.path(), "stateless")?;
+    ensure(all.len() == 1, "exactly one record expected", &out)?;
+    let r = all.remove(0);
+    ensure(
+        r.status == Status::Ok && r.flags.iter().any(|f| f == "chaos"),
+        "an ok record flagged chaos",
+        &out,
+    )?;
+    let chaos = r.chaos.clone().ok_or("chaos missing from the record")?;
+    let v = r.verification.clone().ok_or("verification missing")?;
+    ensure(
+        accounting_holds(&v),
+        &format!("every output record accounted for: {v:?}"),
+        &out,
+    )?;
+    Ok((r, chaos, v, out))
+}
+
+/// Three kills 4 s apart at 2000 records/s, each followed by a restart with
+/// the same transactional identity: nothing lost, nothing repeated, and a
+/// recovery time for each kill.
+fn eos_line_loses_and_duplicates_nothing_through_a_three_kill_campaign() -> Result<(), String> {
+    let (r, chaos, v, out) = fault_run(&[
+        "chaos",
+        "rustpipe-eos",
+        "stateless",
+        "--kills",
+        "3",
+        "--every",
+        "4",
+        "--rate",
+        "2000",
+        "--warmup",
+        "3",
+    ])?;
+    ensure(
+        r.config.window_s == 3 * 4 + 10,
+        "the window holds the kills and the last recovery",
+        &out,
+    )?;
+    ensure(chaos.kills.len() == 3, "three kills recorded", &out)?;
+    for (i, kill) in chaos.kills.iter().enumerate() {
+        let planned = 4.0 * (i + 1) as f64;
+        ensure(
+            (kill.at_s - planned).abs() < 0.5 && kill.killed_processes >= 1,
+            &format!("kill {} at {planned} s: {kill:?}", i + 1),
+            &out,
+        )?;
+        ensure(
+            kill.recovery_ms.is_some_and(|ms| ms > 0.0 && ms < 4000.0),
+            &format!("kill {} recovered before the next: {kill:?}", i + 1),
+            &out,
+        )?;
+    }
+    ensure(
+        chaos.kills_survived == 3
+            && chaos.recovery_p50_ms.is_some()
+            && chaos.recovery_max_ms >= chaos.recovery_p50_ms,
+        "three recoveries, their median and maximum",
+        &out,
+    )?;
+    ensure(
+        v.verdict == VerificationVerdict::Passed && v.missing == 0 && v.duplicated == 0,
+        &format!("exactly-once across three kills: {v:?}"),
+        &out,
+    )?;
+    ensure(
+        String::from_utf8_lossy(&out.stderr).contains("3 of 3 kills recovered from"),
+        "the summary tells the campaign",
+        &out,
+    )
+}
+
+/// A broker restart 5 s into the window at 2000 records/s.
+fn broker_restart_run(line: &str) -> Result<(Chaos, Verification, std::process::Output), String> {
+    let (_, chaos, v, out) = fault_run(&[
+        "run",
+        line,
+        "stateless",
+        "--rate",
+        "2000",
+        "--warmup",
+        "3",
+        "--window",
+        "25",
+        "--chaos",
+        "broker-restart-at=5s",
+    ])?;
+    let restart = chaos
+        .broker_restart
+        .as_ref()
+        .ok_or("no broker restart in the record")?;
+    ensure(
+        chaos.kills.is_empty() && (restart.at_s - 5.0).abs() < 0.5 && restart.outage_ms > 0.0,
+        &format!("the restart and its outage are recorded: {restart:?}"),
+        &out,
+    )?;
+    ensure(
+        restart
+            .recovery_ms
+            .is_some_and(|ms| ms >= restart.outage_ms),
+        &format!("output flowed again after the broker came back: {restart:?}"),
+        &out,
+    )?;
+    ensure(
+        v.committed_offset >= v.input_records.saturating_sub(1) && v.expected > 0,
+        &format!("the product finished the input after the restart: {v:?}"),
+        &out,
+    )?;
+    Ok((chaos, v, out))
+}
+
+fn eos_line_loses_and_duplicates_nothing_through_a_broker_restart() -> Result<(), String> {
+    let (_, v, out) = broker_restart_run("rustpipe-eos")?;
+    ensure(
+        v.verdict == VerificationVerdict::Passed && v.missing == 0 && v.duplicated == 0,
+        &format!("exactly-once across the broker restart: {v:?}"),
+        &out,
+    )
+}
+
+/// At-least-once may repeat what was sent but not acknowledged when the
+/// broker died; every repeat is counted, nothing is lost.
+fn alos_line_counts_its_duplicates_through_a_broker_restart() -> Result<(), String> {
+    let (_, v, out) = broker_restart_run("rustpipe")?;
+    ensure(
+        v.missing == 0 && v.unexpected == 0 && v.corrupted == 0,
+        &format!("nothing lost or wrong: {v:?}"),
+        &out,
+    )?;
+    ensure(
+        v.verdict == VerificationVerdict::Passed,
+        &format!("duplicates are allowed at-least-once: {v:?}"),
+        &out,
+    )
+}
+
+/// The suite cannot kill or start a broker it does not run.
+fn broker_restart_on_an_external_broker_is_refused() -> Result<(), String> {
+    let dir = config_with_products(&[("rustpipe", &crate::support::rustpipe_product())])?;
+    let bench = dir.path().join("bench.yaml");
+    let text = std::fs::read_to_string(&bench).map_err(|e| e.to_string())?;
+    let local = "broker:\n  kind: local\n  version: 4.1.1\n  port: 19092\n  heap_mb: 1024\n";
+    if !text.contains(local) {
+        return Err(format!(
+            "bench.yaml no longer holds the expected broker block:\n{text}"
+        ));
+    }
+    let external = "broker: {kind: external, bootstrap: \"127.0.0.1:19092\"}\n";
+    std::fs::write(&bench, text.replace(local, external)).map_err(|e| e.to_string())?;
+    let results = dir.path().join("results");
+    let out = output(
+        suite_with(&bench)
+            .args([
+                "run",
+                "rustpipe",
+                "stateless",
+                "--window",
+                "10",
+                "--chaos",
+                "broker-restart-at=5s",
+            ])
+            .arg("--results")
+            .arg(&results),
+    )?;
+    let err = String::from_utf8_lossy(&out.stderr).to_string();
+    ensure(
+        out.status.code() == Some(1) && err.lines().count() == 1,
+        "one line, exit 1",
+        &out,
+    )?;
+    ensure(
+        err.contains("needs the suite's local broker") && err.contains("external (127.0.0.1:19092)"),
+        "the line says why",
+        &out,
+    )?;
+    ensure(!results.exists(), "nothing was run or written", &out)
+}
