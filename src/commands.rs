@@ -9,13 +9,15 @@ use crate::analysis::paired::{self, BenchPoint, PairedFigure, RunFigures, Side, 
 use crate::broker::{BrokerSession, LocalBroker};
 use crate::cache::Cache;
 use crate::cli::{
-    BatchArgs, BrokerAction, ChaosArgs, Cli, ClickHouseAction, Command, CompareArgs, CpuRigArgs, ExportArgs,
-    GendataArgs, InstallArgs, ProbeArgs, RegressArgs, ReportArgs, RigCommand, RunArgs, RunOptions,
+    BatchArgs, BrokerAction, ChaosArgs, Cli, ClickHouseAction, Command, CompareArgs, CpuRigArgs,
+    ExportArgs, GendataArgs, InstallArgs, ProbeArgs, RegressArgs, ReportArgs, RigCommand, RunArgs,
+    RunOptions,
 };
 use crate::clickhouse::{ClickHouseClient, LocalClickHouse, SinkSession};
 use crate::clock::now_us;
 use crate::config::{
-    BrokerConfig, ChaosPlan, Delivery, LineRef, Spacing, LineSpec, Setting, Suite, Workload, MIN_WINDOW_SAMPLES,
+    BrokerConfig, ChaosPlan, Delivery, LineRef, LineSpec, Setting, Spacing, Suite, Workload,
+    MIN_WINDOW_SAMPLES,
 };
 use crate::gendata::GendataPlan;
 use crate::host::HostInfo;

@@ -156,10 +156,7 @@ mod tests {
     #[test]
     fn plans_parse_with_and_without_restart() {
         assert_eq!("kill-at=15s".parse(), Ok(plan(&[15_000], false, None)));
-        assert_eq!(
-            "kill-at=7,restart".parse(),
-            Ok(plan(&[7_000], true, None))
-        );
+        assert_eq!("kill-at=7,restart".parse(), Ok(plan(&[7_000], true, None)));
         assert_eq!(
             "broker-restart-at=20s".parse(),
             Ok(plan(&[], false, Some(20)))
@@ -214,7 +211,11 @@ mod tests {
         assert_eq!(first.kills_ms.len(), 10);
         // 10 slots of 10 s: each kill in the middle half of its slot.
         for (k, pair) in first.kills_ms.windows(2).enumerate() {
-            assert!(pair[1] - pair[0] >= 5_000, "kills {k} and {}: {pair:?}", k + 1);
+            assert!(
+                pair[1] - pair[0] >= 5_000,
+                "kills {k} and {}: {pair:?}",
+                k + 1
+            );
         }
         assert!(*first.kills_ms.last().unwrap() < 100_000);
         let (other, _) = ChaosPlan::campaign(

@@ -130,9 +130,9 @@ fn row(run: &RunRecord, chaos: &Chaos) -> Row {
     };
     let v = run.verification.as_ref();
     let verified = match v {
-        Some(v) if broken.is_some() => {
-            Cell::text("exactly-once broken").with_class("bad").with_title(v.message.clone())
-        }
+        Some(v) if broken.is_some() => Cell::text("exactly-once broken")
+            .with_class("bad")
+            .with_title(v.message.clone()),
         Some(v) => {
             let cell = Cell::text(v.verdict.as_str()).with_title(v.message.clone());
             match v.verdict {
@@ -155,11 +155,15 @@ fn row(run: &RunRecord, chaos: &Chaos) -> Row {
         .set("duplicated", count(v.map(|v| v.duplicated)))
         .set(
             "recovery p50",
-            chaos.recovery_p50_ms.map_or_else(|| Cell::text(""), |p| Cell::text(ms(p))),
+            chaos
+                .recovery_p50_ms
+                .map_or_else(|| Cell::text(""), |p| Cell::text(ms(p))),
         )
         .set(
             "recovery max",
-            chaos.recovery_max_ms.map_or_else(|| Cell::text(""), |p| Cell::text(ms(p))),
+            chaos
+                .recovery_max_ms
+                .map_or_else(|| Cell::text(""), |p| Cell::text(ms(p))),
         )
         .set("broker restart", broker)
         .set("verified", verified)

@@ -9,10 +9,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::avro::{self, PageLink};
+use super::chaos;
 use super::characteristics::{
     availability_cell, characteristics_table, product_notes, ProductNote,
 };
-use super::chaos;
 use super::charts::{series_charts, Chart};
 use super::eos_cost::eos_cost;
 use super::failed::failed_table;

@@ -10,8 +10,8 @@
 //! histogram in HdrHistogram's percentile-distribution format.
 
 mod avro;
-mod characteristics;
 mod chaos;
+mod characteristics;
 mod charts;
 mod context;
 mod eos_cost;

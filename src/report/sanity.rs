@@ -289,7 +289,10 @@ fn problems(run: &RunRecord, spec: &SanitySpec) -> Vec<String> {
                 c.kills.len()
             ));
         }
-        if c.broker_restart.as_ref().is_some_and(|b| b.recovery_ms.is_none()) {
+        if c.broker_restart
+            .as_ref()
+            .is_some_and(|b| b.recovery_ms.is_none())
+        {
             out.push("output never resumed after the broker restart".to_string());
         }
     }

@@ -35,7 +35,9 @@ fn accounting_holds(v: &Verification) -> bool {
 }
 
 /// The one record a fault run wrote, with its chaos block and verification.
-fn fault_run(args: &[&str]) -> Result<(RunRecord, Chaos, Verification, std::process::Output), String> {
+fn fault_run(
+    args: &[&str],
+) -> Result<(RunRecord, Chaos, Verification, std::process::Output), String> {
     let results = tempfile::tempdir().map_err(|e| e.to_string())?;
     let out = run_suite(&repo().join("bench.yaml"), args, results.path())?;
     ensure(out.status.success(), "the run must succeed", &out)?;
@@ -211,7 +213,8 @@ fn broker_restart_on_an_external_broker_is_refused() -> Result<(), String> {
         &out,
     )?;
     ensure(
-        err.contains("needs the suite's local broker") && err.contains("external (127.0.0.1:19092)"),
+        err.contains("needs the suite's local broker")
+            && err.contains("external (127.0.0.1:19092)"),
         "the line says why",
         &out,
     )?;
