@@ -31,6 +31,7 @@ use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::error::KafkaError;
 use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::producer::{BaseRecord, Producer, ThreadedProducer};
 use rdkafka::Offset;
@@ -311,6 +312,10 @@ pub fn run(plan: &ProbePlan) -> Result<()> {
         }
         let timed = match polled {
             Some(Ok(message)) => timing.time(&message, arrival),
+            Some(Err(err)) if recoverable(&err) => {
+                eprintln!("probe: {err} (the client reconnects by itself)");
+                Ok(())
+            }
             Some(Err(err)) => Err(err).context("probe: reading"),
             None => Ok(()),
         };
@@ -344,6 +349,13 @@ pub fn run(plan: &ProbePlan) -> Result<()> {
     crate::handoff::write(plan.summary.as_deref(), &summary)
 }
 
+/// A consumer error the client recovers from by itself: librdkafka reports
+/// its broker connections going down (a broker restart) as errors that need
+/// no action, and fatal ones apart.
+fn recoverable(err: &KafkaError) -> bool {
+    matches!(err, KafkaError::MessageConsumption(_))
+}
+
 /// Compares the probe's position with `ends`, once what is already buffered
 /// locally has been handed out and timed: records the probe holds are not
 /// records it trails. A probe that cannot empty its buffer within one sampling
@@ -356,13 +368,21 @@ fn sample_lag(
     lag: &mut LagTally,
 ) -> Result<()> {
     let drain_deadline = now_us() + lag::SAMPLE_PERIOD_US;
-    while let Some(message) = consumer.poll(Duration::ZERO) {
+    while let Some(polled) = consumer.poll(Duration::ZERO) {
         let arrival = now_us();
         if arrival >= plan.window_end_us {
             // Past the window nothing is timed, nor sampled.
             return Ok(());
         }
-        timing.time(&message.context("probe: reading")?, arrival)?;
+        let message = match polled {
+            Ok(message) => message,
+            Err(err) if recoverable(&err) => {
+                eprintln!("probe: {err} (the client reconnects by itself)");
+                continue;
+            }
+            Err(err) => return Err(err).context("probe: reading"),
+        };
+        timing.time(&message, arrival)?;
         if arrival >= drain_deadline {
             break;
         }

@@ -5,7 +5,7 @@
 use libtest_mimic::Trial;
 use streamsuite::results::{Chaos, RunRecord, Status, Verification, VerificationVerdict};
 
-use crate::support::{config_with_products, ensure, output, records, repo, run_suite, suite_with};
+use crate::support::{config_with_products, ensure, output, records, repo, suite_with};
 use crate::trial;
 
 pub fn trials() -> Vec<Trial> {
@@ -34,12 +34,18 @@ fn accounting_holds(v: &Verification) -> bool {
     v.output_records == v.expected - v.missing + v.beyond_commit + v.duplicated + v.unexpected
 }
 
-/// The one record a fault run wrote, with its chaos block and verification.
+/// `suite ARGS...`: the one record the fault run wrote, with its chaos
+/// block and verification.
 fn fault_run(
     args: &[&str],
 ) -> Result<(RunRecord, Chaos, Verification, std::process::Output), String> {
     let results = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let out = run_suite(&repo().join("bench.yaml"), args, results.path())?;
+    let out = output(
+        suite_with(&repo().join("bench.yaml"))
+            .args(args)
+            .arg("--results")
+            .arg(results.path()),
+    )?;
     ensure(out.status.success(), "the run must succeed", &out)?;
     let mut all = records(results.path(), "stateless")?;
     ensure(all.len() == 1, "exactly one record expected", &out)?;

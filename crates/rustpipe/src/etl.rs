@@ -256,6 +256,9 @@ pub fn run(settings: &PipelineSettings, etl: &EtlSettings, stop: &AtomicBool) ->
                     sink.send(&mut block)?;
                 }
             }
+            Some(Err(err)) if crate::pipeline::recoverable(&err) => {
+                eprintln!("rustpipe: {err} (the client reconnects by itself)")
+            }
             Some(Err(err)) => return Err(err).context("rustpipe: consuming"),
             None => {}
         }

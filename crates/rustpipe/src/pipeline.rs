@@ -136,6 +136,9 @@ impl Reader<'_> {
                         stages.dispatch()?;
                     }
                 }
+                Some(Err(err)) if recoverable(&err) => {
+                    eprintln!("rustpipe: {err} (the client reconnects by itself)")
+                }
                 Some(Err(err)) => return Err(err).context("rustpipe: consuming"),
                 None if !stages.chunk().is_empty() => stages.dispatch()?,
                 None => {}
@@ -200,4 +203,11 @@ impl Reader<'_> {
             Err(err) => Err(err).context("rustpipe: final commit"),
         }
     }
+}
+
+/// A consumer error the client recovers from by itself: librdkafka reports
+/// its broker connections going down (a broker restart) as errors that need
+/// no action, and fatal ones apart.
+pub(crate) fn recoverable(err: &KafkaError) -> bool {
+    matches!(err, KafkaError::MessageConsumption(_))
 }
