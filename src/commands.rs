@@ -930,13 +930,14 @@ fn regress(suite: &Suite, args: RegressArgs) -> Result<i32> {
         .collect();
     if regressions.is_empty() {
         println!(
-            "no regression: no paired figure is worse by more than {} % in every round",
+            "no regression: no paired figure is worse in every round and by more than {} % \
+             at the median",
             args.threshold
         );
         Ok(outcome.exit_code())
     } else {
         eprintln!(
-            "REGRESSION beyond {} % in every round: {}",
+            "REGRESSION: worse in every round and by more than {} % at the median: {}",
             args.threshold,
             regressions.join(", ")
         );
