@@ -117,6 +117,11 @@ impl LocalBroker {
         if !self.data_dir().join("meta.properties").exists() {
             self.format_storage(&properties)?;
         }
+        // The previous start's log stays beside the new one: after a crash
+        // (a chaos broker restart) it holds what the broker did last.
+        if self.log_file().exists() {
+            fs::rename(self.log_file(), self.log_file().with_extension("log.1"))?;
+        }
         let log = fs::File::create(self.log_file())?;
         let mut command = Command::new("java");
         command

@@ -8,6 +8,7 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use rdkafka::config::RDKafkaLogLevel;
 use rdkafka::consumer::BaseConsumer;
+use rdkafka::error::KafkaError;
 use rdkafka::{ClientConfig, Offset};
 
 use crate::broker::admin::{assign_all, OffsetReader};
@@ -151,6 +152,8 @@ impl ResumeWatch {
             while now_us() < deadline_us {
                 match consumer.poll(Duration::from_millis(10)) {
                     Some(Ok(_)) => return Ok(Some(now_us())),
+                    // A broker connection going down: the client reconnects.
+                    Some(Err(KafkaError::MessageConsumption(_))) => {}
                     Some(Err(err)) => return Err(err).context("chaos: watching the output"),
                     None => {}
                 }

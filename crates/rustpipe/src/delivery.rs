@@ -26,6 +26,7 @@ use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{ClientContext, Offset, TopicPartitionList};
 
 use crate::chunk::{NextOffset, OutputChunk};
+use crate::pipeline::Lost;
 
 /// How long a transaction step or the last acknowledgements may take.
 pub const TXN_TIMEOUT: Duration = Duration::from_secs(30);
@@ -247,6 +248,8 @@ struct TxnState {
     /// Output that arrived while a transaction was committing.
     waiting: OutputChunk,
     stopping: bool,
+    /// Set with `stopping` when the open transaction must not commit.
+    abandoned: bool,
     failed: Option<String>,
 }
 
@@ -275,6 +278,7 @@ impl Transactions {
                 covered: Vec::new(),
                 waiting: OutputChunk::default(),
                 stopping: false,
+                abandoned: false,
                 failed: None,
             }),
             changed: Condvar::new(),
@@ -314,7 +318,7 @@ impl Transactions {
         if !state.open {
             self.producer
                 .begin_transaction()
-                .context("rustpipe: beginning a transaction")?;
+                .map_err(|err| Lost(format!("rustpipe: beginning a transaction: {err}")))?;
             state.open = true;
             state.opened_at = Instant::now();
             self.changed.notify_all();
@@ -341,6 +345,9 @@ impl Transactions {
     fn commit_loop(&self) -> Result<()> {
         let mut state = self.lock();
         loop {
+            if state.abandoned {
+                return Ok(());
+            }
             if !state.open {
                 if state.stopping {
                     return Ok(());
@@ -402,7 +409,8 @@ impl Transactions {
         Ok(list)
     }
 
-    /// Adds the input offsets to the transaction and commits it.
+    /// Adds the input offsets to the transaction and commits it. A failure
+    /// of either step loses the transaction: the pipeline starts over.
     fn commit(&self, offsets: &TopicPartitionList) -> Result<()> {
         if offsets.count() > 0 {
             let group = self.group.lock().unwrap_or_else(|p| p.into_inner());
@@ -411,11 +419,15 @@ impl Transactions {
                 .ok_or_else(|| anyhow!("rustpipe: committing before joining the group"))?;
             self.producer
                 .send_offsets_to_transaction(offsets, group, TXN_TIMEOUT)
-                .context("rustpipe: adding offsets to the transaction")?;
+                .map_err(|err| {
+                    Lost(format!(
+                        "rustpipe: adding offsets to the transaction: {err}"
+                    ))
+                })?;
         }
         commit_transaction(&self.producer)?;
         if let Some(err) = self.ledger.failure() {
-            bail!("rustpipe: a record was not delivered: {err}");
+            return Err(Lost(format!("rustpipe: a record was not delivered: {err}")).into());
         }
         // Every record of the transaction is acknowledged once it commits.
         self.ledger.take_settled(&mut Vec::new())?;
@@ -425,6 +437,16 @@ impl Transactions {
     /// Asks the committer to commit what is open and return.
     pub fn stop(&self) {
         self.lock().stopping = true;
+        self.changed.notify_all();
+    }
+
+    /// Asks the committer to return leaving the open transaction as it is,
+    /// after the reader failed: it may hold part of a chunk whose offsets it
+    /// does not, and the next producer with this transactional id aborts it.
+    pub fn abandon(&self) {
+        let mut state = self.lock();
+        state.stopping = true;
+        state.abandoned = true;
         self.changed.notify_all();
     }
 }
@@ -460,7 +482,7 @@ fn commit_transaction(producer: &OutputProducer) -> Result<()> {
             .to_string_lossy()
             .into_owned();
         bindings::rd_kafka_error_destroy(error);
-        Err(anyhow!("rustpipe: committing a transaction: {text}"))
+        Err(Lost(format!("rustpipe: committing a transaction: {text}")).into())
     }
 }
 

@@ -32,7 +32,33 @@ pub const CHUNK_MAX_RECORDS: usize = 2048;
 /// does between (storing acknowledged offsets) can wait that long.
 const IDLE_POLL: Duration = Duration::from_millis(100);
 
-/// Runs the pipeline until `stop` is set.
+/// How many times in a row the pipeline starts over after losing its group
+/// or transaction before it gives up.
+const MAX_START_OVERS: u32 = 10;
+
+/// The group membership or the open transaction was lost under the pipeline:
+/// a broker restart left the consumer fenced by its own rejoin, or made the
+/// transaction coordinator abort. What committed stays; what was open did
+/// not, so the pipeline starts over from the committed offsets with a new
+/// consumer and producer, as a restarted process would.
+#[derive(Debug)]
+pub struct Lost(pub String);
+
+impl std::fmt::Display for Lost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Lost {}
+
+/// Whether `err` is, or was caused by, a [`Lost`].
+pub fn is_lost(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| cause.is::<Lost>())
+}
+
+/// Runs the pipeline until `stop` is set, starting it over from the
+/// committed offsets when its group or transaction is lost.
 pub fn run(settings: &PipelineSettings, stop: &AtomicBool) -> Result<()> {
     let (consumer_config, producer_config) =
         (settings.consumer_config(), settings.producer_config());
@@ -40,11 +66,36 @@ pub fn run(settings: &PipelineSettings, stop: &AtomicBool) -> Result<()> {
         "{}",
         settings.effective_client_config(&consumer_config, &producer_config)
     );
+    let mut start_overs = 0;
+    loop {
+        match run_once(settings, &consumer_config, &producer_config, stop) {
+            Err(err) if is_lost(&err) && !stop.load(Ordering::Relaxed) => {
+                start_overs += 1;
+                if start_overs > MAX_START_OVERS {
+                    return Err(err.context(format!(
+                        "rustpipe: gave up after starting over {MAX_START_OVERS} times"
+                    )));
+                }
+                eprintln!("{err:#}; starting over from the committed offsets");
+            }
+            done => return done,
+        }
+    }
+}
+
+/// One life of the pipeline: a consumer and a producer from joining the
+/// group until `stop`, or until an error.
+fn run_once(
+    settings: &PipelineSettings,
+    consumer_config: &rdkafka::ClientConfig,
+    producer_config: &rdkafka::ClientConfig,
+    stop: &AtomicBool,
+) -> Result<()> {
     let consumer: BaseConsumer = consumer_config
         .create()
         .context("rustpipe: creating the consumer")?;
     let ledger = Arc::new(Ledger::default());
-    let producer = delivery::producer(&producer_config, ledger.clone())?;
+    let producer = delivery::producer(producer_config, ledger.clone())?;
     let delivery = match settings.delivery {
         settings::Delivery::AtLeastOnce => Delivery::AtLeastOnce {
             producer: producer.clone(),
@@ -88,13 +139,21 @@ pub fn run(settings: &PipelineSettings, stop: &AtomicBool) -> Result<()> {
         );
         let committed = committer.map(|handle| {
             if let Delivery::ExactlyOnce(transactions) = &delivery {
-                transactions.stop();
+                if read.is_ok() {
+                    transactions.stop();
+                } else {
+                    transactions.abandon();
+                }
             }
             handle
                 .join()
                 .unwrap_or_else(|_| Err(anyhow!("rustpipe: the committer panicked")))
         });
-        read.and(committed.unwrap_or(Ok(())))
+        match committed {
+            // The reader only saw the committer's failure second hand.
+            Some(Err(err)) if is_lost(&err) => Err(err),
+            committed => read.and(committed.unwrap_or(Ok(()))),
+        }
     })?;
     if matches!(delivery, Delivery::AtLeastOnce { .. }) && !settings.options.never_commit {
         reader.final_commit()?;
@@ -138,6 +197,11 @@ impl Reader<'_> {
                 }
                 Some(Err(err)) if recoverable(&err) => {
                     eprintln!("rustpipe: {err} (the client reconnects by itself)")
+                }
+                // librdkafka's one fatal consumer error: a static member
+                // fenced, by its own rejoin after a broker restart.
+                Some(Err(err @ KafkaError::MessageConsumptionFatal(_))) => {
+                    return Err(Lost(format!("rustpipe: the consumer was fenced: {err}")).into())
                 }
                 Some(Err(err)) => return Err(err).context("rustpipe: consuming"),
                 None if !stages.chunk().is_empty() => stages.dispatch()?,
@@ -210,4 +274,20 @@ impl Reader<'_> {
 /// no action, and fatal ones apart.
 pub(crate) fn recoverable(err: &KafkaError) -> bool {
     matches!(err, KafkaError::MessageConsumption(_))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A lost group or transaction is seen under the context the error
+    /// gathers on its way up; any other failure is not, and stays fatal.
+    #[test]
+    fn a_loss_is_seen_through_its_context() {
+        let lost = anyhow::Error::from(Lost("rustpipe: committing a transaction".into()))
+            .context("rustpipe: the committer");
+        assert!(is_lost(&lost));
+        let fatal = anyhow!("rustpipe: a record older than the open window").context("step");
+        assert!(!is_lost(&fatal));
+    }
 }
