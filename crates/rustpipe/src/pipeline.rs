@@ -250,9 +250,18 @@ impl Reader<'_> {
                     Offset::Offset(next.offset),
                 )?;
             }
-            self.consumer
-                .store_offsets(&offsets)
-                .context("rustpipe: storing offsets")?;
+            match self.consumer.store_offsets(&offsets) {
+                Ok(()) => {}
+                // The partition is no longer assigned: a broker restart took
+                // the group from under the consumer.
+                Err(err @ KafkaError::StoreOffset(RDKafkaErrorCode::State)) => {
+                    return Err(Lost(format!(
+                        "rustpipe: storing offsets of a partition no longer assigned: {err}"
+                    ))
+                    .into())
+                }
+                Err(err) => return Err(err).context("rustpipe: storing offsets"),
+            }
         }
         Ok(())
     }
