@@ -5,7 +5,9 @@
 use libtest_mimic::Trial;
 use streamsuite::results::{Chaos, RunRecord, Status, Verification, VerificationVerdict};
 
-use crate::support::{config_with_products, ensure, output, records, repo, suite_with};
+use crate::support::{
+    accounting_holds, config_with_broker, ensure, output, records, repo, suite_with,
+};
 use crate::trial;
 
 pub fn trials() -> Vec<Trial> {
@@ -27,11 +29,6 @@ pub fn trials() -> Vec<Trial> {
             broker_restart_on_an_external_broker_is_refused,
         ),
     ]
-}
-
-/// Every record read is accounted for exactly once.
-fn accounting_holds(v: &Verification) -> bool {
-    v.output_records == v.expected - v.missing + v.beyond_commit + v.duplicated + v.unexpected
 }
 
 /// `suite ARGS...`: the one record the fault run wrote, with its chaos
@@ -188,17 +185,8 @@ fn alos_line_counts_its_duplicates_through_a_broker_restart() -> Result<(), Stri
 
 /// The suite cannot kill or start a broker it does not run.
 fn broker_restart_on_an_external_broker_is_refused() -> Result<(), String> {
-    let dir = config_with_products(&[("rustpipe", &crate::support::rustpipe_product())])?;
-    let bench = dir.path().join("bench.yaml");
-    let text = std::fs::read_to_string(&bench).map_err(|e| e.to_string())?;
-    let local = "broker:\n  kind: local\n  version: 4.1.1\n  port: 19092\n  heap_mb: 1024\n";
-    if !text.contains(local) {
-        return Err(format!(
-            "bench.yaml no longer holds the expected broker block:\n{text}"
-        ));
-    }
-    let external = "broker: {kind: external, bootstrap: \"127.0.0.1:19092\"}\n";
-    std::fs::write(&bench, text.replace(local, external)).map_err(|e| e.to_string())?;
+    let (dir, bench) =
+        config_with_broker("broker: {kind: external, bootstrap: \"127.0.0.1:19092\"}\n")?;
     let results = dir.path().join("results");
     let out = output(
         suite_with(&bench)

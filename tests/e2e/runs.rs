@@ -11,8 +11,8 @@ use streamsuite::probe::{ProbeSummary, PROBE_BEHIND_LIMIT_MS};
 use streamsuite::results::{Regime, RunRecord, Status};
 
 use crate::support::{
-    config_with_products, did_the_same_work, ensure, output, records, run_rustpipe_with,
-    stateless_run, suite, suite_with,
+    config_with_broker, config_with_products, did_the_same_work, ensure, output, records,
+    run_rustpipe_with, stateless_run, suite, suite_with,
 };
 use crate::trial;
 
@@ -243,18 +243,9 @@ fn coarse_commits_keep_up_and_are_flagged() -> Result<(), String> {
 /// The harness's broker, used as an external one: nothing is started or
 /// stopped, and the record says so.
 fn external_broker_is_one_setting_away() -> Result<(), String> {
-    let dir = config_with_products(&[("rustpipe", &crate::support::rustpipe_product())])?;
-    let bench = dir.path().join("bench.yaml");
-    let text = std::fs::read_to_string(&bench).map_err(|e| e.to_string())?;
-    let local = "broker:\n  kind: local\n  version: 4.1.1\n  port: 19092\n  heap_mb: 1024\n";
-    if !text.contains(local) {
-        return Err(format!(
-            "bench.yaml no longer holds the expected broker block:\n{text}"
-        ));
-    }
-    let external =
-        "broker: {kind: external, bootstrap: \"127.0.0.1:19092\", version: \"kafka under test\"}\n";
-    std::fs::write(&bench, text.replace(local, external)).map_err(|e| e.to_string())?;
+    let (dir, bench) = config_with_broker(
+        "broker: {kind: external, bootstrap: \"127.0.0.1:19092\", version: \"kafka under test\"}\n",
+    )?;
     let results = dir.path().join("results");
     let out = output(
         suite_with(&bench)

@@ -6,7 +6,9 @@ use std::process::{Command, Output};
 
 use streamsuite::config::{Delivery, Suite, COMMIT_INTERVAL_KEY};
 use streamsuite::gendata::event::Core;
-use streamsuite::results::{read_records, RunRecord, SanityVerdict, Status, VerificationVerdict};
+use streamsuite::results::{
+    read_records, RunRecord, SanityVerdict, Status, Verification, VerificationVerdict,
+};
 
 /// The repository root (bench.yaml, products/, workloads/).
 pub fn repo() -> PathBuf {
@@ -393,4 +395,27 @@ impl Drop for BrokerGuard {
             let _ = suite().args(["broker", "stop"]).status();
         }
     }
+}
+
+/// Every record read is accounted for exactly once: distinct owed records
+/// seen, correct records past the commit, extra copies, and strays.
+pub fn accounting_holds(v: &Verification) -> bool {
+    v.output_records == v.expected - v.missing + v.beyond_commit + v.duplicated + v.unexpected
+}
+
+/// The repository's configuration with rustpipe, its broker block swapped
+/// for `broker` (YAML, one line): the harness's broker used as an external
+/// one. Returns the folder and its bench.yaml.
+pub fn config_with_broker(broker: &str) -> Result<(tempfile::TempDir, PathBuf), String> {
+    let dir = config_with_products(&[("rustpipe", &rustpipe_product())])?;
+    let bench = dir.path().join("bench.yaml");
+    let text = std::fs::read_to_string(&bench).map_err(|e| e.to_string())?;
+    let local = "broker:\n  kind: local\n  version: 4.1.1\n  port: 19092\n  heap_mb: 1024\n";
+    if !text.contains(local) {
+        return Err(format!(
+            "bench.yaml no longer holds the expected broker block:\n{text}"
+        ));
+    }
+    std::fs::write(&bench, text.replace(local, broker)).map_err(|e| e.to_string())?;
+    Ok((dir, bench))
 }

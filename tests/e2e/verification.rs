@@ -6,7 +6,8 @@ use streamsuite::gendata::event::Core;
 use streamsuite::results::{RunRecord, SanityVerdict, Verification, VerificationVerdict};
 
 use crate::support::{
-    config_with_products, ensure, records, repo, run_rustpipe_with, run_suite, rustpipe_product,
+    accounting_holds, config_with_products, ensure, records, repo, run_rustpipe_with, run_suite,
+    rustpipe_product,
 };
 use crate::trial;
 
@@ -41,12 +42,6 @@ pub fn trials() -> Vec<Trial> {
             chaos_outside_the_window_is_a_clear_error,
         ),
     ]
-}
-
-/// Every record read is accounted for exactly once: distinct owed records
-/// seen, correct records past the commit, extra copies, and strays.
-fn accounting_holds(v: &Verification) -> bool {
-    v.output_records == v.expected - v.missing + v.beyond_commit + v.duplicated + v.unexpected
 }
 
 /// One run of `line` at 2000 records/s with a kill 4 s into a 10 s window,
