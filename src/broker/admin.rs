@@ -9,6 +9,7 @@ use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::config::{ClientConfig, RDKafkaLogLevel};
 use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::error::KafkaError;
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::interrupt::Interrupt;
@@ -267,4 +268,11 @@ impl OffsetReader {
             })
             .sum())
     }
+}
+
+/// A consumer error the client recovers from by itself: librdkafka reports
+/// its broker connections going down (a broker restart) as errors that need
+/// no action, and fatal ones apart.
+pub fn recoverable(err: &KafkaError) -> bool {
+    matches!(err, KafkaError::MessageConsumption(_))
 }

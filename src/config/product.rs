@@ -68,8 +68,15 @@ pub enum Install {
     /// `{install}/build`; the version is passed as `-D<version_property>`.
     Maven { version_property: String },
     /// Installed with pip into a virtualenv per version, `{install}/venv`;
-    /// `{version}` in a package is the version being installed.
-    Pip { packages: Vec<String> },
+    /// `{version}` in a package is the version being installed. With `jars`,
+    /// the product folder's pom.xml also lists jars the app loads (a JVM
+    /// engine's connectors): Maven copies them and their runtime dependencies
+    /// into `{install}/jars`, the version passed as `-D<jars>`.
+    Pip {
+        packages: Vec<String>,
+        #[serde(default)]
+        jars: Option<String>,
+    },
     /// Built from source with `cargo build --release -p <package>` in the
     /// Cargo workspace holding `workspace` (relative to the product folder,
     /// default: the product folder itself), each time a run needs it; cargo
@@ -210,7 +217,7 @@ impl Product {
                 )));
             }
         }
-        if let Install::Pip { packages } = &product.install {
+        if let Install::Pip { packages, .. } = &product.install {
             if packages.is_empty() {
                 return Err(invalid(
                     "`install.packages` must list at least one package".into(),
@@ -329,7 +336,7 @@ mod tests {
         )
         .unwrap();
         assert!(
-            matches!(pip.install, Install::Pip { ref packages } if packages[0] == "q=={version}")
+            matches!(pip.install, Install::Pip { ref packages, .. } if packages[0] == "q=={version}")
         );
         let maven = write_product(
             "install: {kind: maven, version_property: flink.version}",

@@ -31,14 +31,13 @@ use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 use hdrhistogram::Histogram;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::error::KafkaError;
 use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::producer::{BaseRecord, Producer, ThreadedProducer};
 use rdkafka::Offset;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
 use serde::{Deserialize, Serialize};
 
-use crate::broker::admin::assign_all;
+use crate::broker::admin::{assign_all, recoverable};
 use crate::clock::{now_us, sleep_until_us};
 use lag::{LagTally, OutputEnds};
 pub use lag::{ProbeLag, PROBE_BEHIND_LIMIT_MS};
@@ -347,13 +346,6 @@ pub fn run(plan: &ProbePlan) -> Result<()> {
         lag: lag.summary(&end_queries?),
     };
     crate::handoff::write(plan.summary.as_deref(), &summary)
-}
-
-/// A consumer error the client recovers from by itself: librdkafka reports
-/// its broker connections going down (a broker restart) as errors that need
-/// no action, and fatal ones apart.
-fn recoverable(err: &KafkaError) -> bool {
-    matches!(err, KafkaError::MessageConsumption(_))
 }
 
 /// Compares the probe's position with `ends`, once what is already buffered

@@ -1,6 +1,7 @@
-//! Getting a product onto this machine: a virtualenv (pip) or a Maven build
-//! per version in `<cache>/products/<name>/<version>/`, a cargo build from
-//! source, or a binary the machine already has.
+//! Getting a product onto this machine: a virtualenv (pip, with the jars a
+//! Python API over a JVM engine loads) or a Maven build per version in
+//! `<cache>/products/<name>/<version>/`, a cargo build from source, or a
+//! binary the machine already has.
 //!
 //! An install counts only once its marker file exists; the marker is written
 //! last, so an install that failed or was interrupted is redone from scratch.
@@ -29,6 +30,10 @@ use crate::process::{self, find_on_path, is_executable};
 /// Written last into an install folder, holding the install's fingerprint:
 /// the install is whole, and current while the fingerprint still matches.
 const MARKER: &str = ".installed";
+/// Written instead of the marker when an install fails: its fingerprint, then
+/// why, so that `suite list` and `--all` say the product is not installed
+/// here until an install of it succeeds.
+const FAILED: &str = ".install-failed";
 /// The tools' output, kept in the install folder.
 const LOG: &str = "install.log";
 /// cargo's JSON messages of the last build, kept beside its log.
@@ -72,20 +77,49 @@ fn chosen_version(product: &Product, version: Option<&str>) -> String {
 pub fn availability(product: &Product, version: Option<&str>, cache: &Cache) -> Availability {
     let installable = matches!(product.install, Install::Maven { .. } | Install::Pip { .. });
     let version = chosen_version(product, version);
-    if installable
-        && is_current(
-            product,
-            &version,
-            &cache.product_dir(&product.name, &version),
-        )
-    {
-        return Availability::Installed;
+    if installable {
+        let dir = cache.product_dir(&product.name, &version);
+        if is_current(product, &version, &dir) {
+            return Availability::Installed;
+        }
+        if let Some(reason) = failed_install(product, &version, &dir) {
+            return Availability::NotInstalled {
+                hint: format!(
+                    "installing {version} failed: {reason} (the whole output is in {}); `suite install {}` tries again",
+                    dir.join(LOG).display(),
+                    product.name
+                ),
+            };
+        }
     }
     capability(product)
 }
 
+/// Why the last install of what `product` at `version` is now failed, if it did.
+fn failed_install(product: &Product, version: &str, dir: &Path) -> Option<String> {
+    let text = fs::read_to_string(dir.join(FAILED)).ok()?;
+    let (made, reason) = text.split_once('\n')?;
+    (made == fingerprint(product, version)).then(|| reason.trim().to_string())
+}
+
+/// The line of an install's log that says why it failed: pip's and Maven's
+/// last `ERROR` line, else the last line.
+fn failure_reason(log: &str) -> String {
+    let mut lines = log.lines().map(str::trim).filter(|l| !l.is_empty());
+    let reason = lines
+        .clone()
+        .rfind(|l| l.starts_with("ERROR") || l.starts_with("[ERROR]"))
+        .or_else(|| lines.next_back())
+        .unwrap_or("no output");
+    let mut reason = reason.to_string();
+    if reason.chars().count() > 240 {
+        reason = reason.chars().take(240).collect::<String>() + " ...";
+    }
+    reason
+}
+
 /// What an install was made from: the version, the install section and, for
-/// a Maven build, every file of the app's source. A change to any of them
+/// a Maven build, every file of the app's source (for pip's jars, the pom). A change to any of them
 /// makes the next run install again, so no run starts a stale build.
 fn fingerprint(product: &Product, version: &str) -> String {
     // FNV-1a: stable across builds of the suite, unlike std's hasher.
@@ -98,17 +132,22 @@ fn fingerprint(product: &Product, version: &str) -> String {
     let mut hash = 0xcbf2_9ce4_8422_2325u64;
     mix(&mut hash, version.as_bytes());
     mix(&mut hash, format!("{:?}", product.install).as_bytes());
-    if let Install::Maven { .. } = product.install {
-        let mut files = vec![product.dir().join("pom.xml")];
-        source_files(&product.dir().join("src"), &mut files);
-        files.sort();
-        // Paths relative to the product's folder: the same sources in
-        // another checkout (or a test's copy) are the same install.
-        for file in files {
-            let name = file.strip_prefix(product.dir()).unwrap_or(&file);
-            mix(&mut hash, name.to_string_lossy().as_bytes());
-            mix(&mut hash, &fs::read(&file).unwrap_or_default());
+    let mut files = Vec::new();
+    match product.install {
+        Install::Maven { .. } => {
+            files.push(product.dir().join("pom.xml"));
+            source_files(&product.dir().join("src"), &mut files);
         }
+        Install::Pip { jars: Some(_), .. } => files.push(product.dir().join("pom.xml")),
+        _ => {}
+    }
+    files.sort();
+    // Paths relative to the product's folder: the same sources in another
+    // checkout (or a test's copy) are the same install.
+    for file in files {
+        let name = file.strip_prefix(product.dir()).unwrap_or(&file);
+        mix(&mut hash, name.to_string_lossy().as_bytes());
+        mix(&mut hash, &fs::read(&file).unwrap_or_default());
     }
     format!("{version} {hash:016x}")
 }
@@ -175,6 +214,7 @@ pub fn capability(product: &Product) -> Availability {
 fn tools_needed(install: &Install) -> &'static [&'static str] {
     match install {
         Install::Maven { .. } => &["mvn", "java"],
+        Install::Pip { jars: Some(_), .. } => &["python3", "mvn", "java"],
         Install::Pip { .. } => &["python3"],
         Install::Builtin | Install::Cargo { .. } | Install::Binary { .. } => &[],
     }
@@ -279,7 +319,13 @@ fn install(product: &Product, version: &str, dir: &Path, interrupt: &Interrupt) 
         Install::Maven { version_property } => {
             vec![maven_build(product.dir(), version_property, version, dir)]
         }
-        Install::Pip { packages } => pip_install(packages, version, dir),
+        Install::Pip { packages, jars } => {
+            let mut steps = pip_install(packages, version, dir);
+            if let Some(property) = jars {
+                steps.push(maven_jars(product.dir(), property, version, dir));
+            }
+            steps
+        }
         Install::Builtin | Install::Cargo { .. } | Install::Binary { .. } => Vec::new(),
     };
     for mut step in steps {
@@ -296,10 +342,17 @@ fn install(product: &Product, version: &str, dir: &Path, interrupt: &Interrupt) 
         let status = process::run_tool(&mut step, interrupt, &cannot_start);
         match status {
             Ok(status) if status.success() => {}
-            Ok(status) => bail!(
-                "installing {name} {version} ({kind}) failed: `{program}` {status}; its output is in {}",
-                log.display()
-            ),
+            Ok(status) => {
+                let reason = failure_reason(&fs::read_to_string(&log).unwrap_or_default());
+                fs::write(
+                    dir.join(FAILED),
+                    format!("{}\n{reason}\n", fingerprint(product, version)),
+                )?;
+                bail!(
+                    "installing {name} {version} ({kind}) failed: `{program}` {status}: {reason}; its output is in {}",
+                    log.display()
+                )
+            }
             Err(err) => return Err(err),
         }
     }
@@ -454,6 +507,18 @@ fn maven_build(product_dir: &Path, property: &str, version: &str, dir: &Path) ->
         .arg(format!("-D{property}={version}"))
         .arg(format!("-Dsuite.build.dir={}", dir.join("build").display()))
         .args(["-DskipTests", "package"]);
+    mvn
+}
+
+/// `mvn dependency:copy-dependencies` of the product's pom: the jars it lists
+/// and their runtime dependencies, into `<dir>/jars`.
+fn maven_jars(product_dir: &Path, property: &str, version: &str, dir: &Path) -> Command {
+    let mut mvn = Command::new("mvn");
+    mvn.args(["-B", "-q", "-f"])
+        .arg(product_dir.join("pom.xml"))
+        .arg(format!("-D{property}={version}"))
+        .arg(format!("-DoutputDirectory={}", dir.join("jars").display()))
+        .args(["-DincludeScope=runtime", "dependency:copy-dependencies"]);
     mvn
 }
 
@@ -654,6 +719,27 @@ mod tests {
     }
 
     #[test]
+    fn a_changed_pom_of_pip_jars_is_another_install() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = product(
+            dir.path(),
+            "{kind: pip, packages: [x], jars: x.version}",
+            "[x]",
+        );
+        let pom = p.dir().join("pom.xml");
+        fs::write(&pom, "<project/>").unwrap();
+        let before = fingerprint(&p, "1.0");
+        fs::write(&pom, "<project><!-- another jar --></project>").unwrap();
+        assert_ne!(before, fingerprint(&p, "1.0"));
+        // Without jars the pom is no part of a pip install.
+        let plain = product(dir.path(), "{kind: pip, packages: [x]}", "[x]");
+        let unchanged = fingerprint(&plain, "1.0");
+        fs::write(&pom, "<project/>").unwrap();
+        assert_eq!(unchanged, fingerprint(&plain, "1.0"));
+        assert_eq!(tools_needed(&p.install), ["python3", "mvn", "java"]);
+    }
+
+    #[test]
     fn the_same_sources_in_another_checkout_are_the_same_install() {
         let (one, two) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
         let [a, b] = [one.path(), two.path()].map(|dir| {
@@ -692,6 +778,43 @@ mod tests {
         assert!(err.contains(&log.display().to_string()), "{err}");
         assert!(!err.contains('\n'), "{err}");
         assert!(!cache.product_dir("p", "1.0").join(MARKER).exists());
+        // Listed as not installed here, with Maven's reason, until it installs.
+        let Availability::NotInstalled { hint } = availability(&p, None, &cache) else {
+            panic!("a failed install must list the product as not installed here");
+        };
+        assert!(hint.starts_with("installing 1.0 failed: [ERROR]"), "{hint}");
+        assert!(hint.ends_with("`suite install p` tries again"), "{hint}");
+        assert!(
+            err.contains(
+                hint.split(" (the whole")
+                    .next()
+                    .unwrap()
+                    .trim_start_matches("installing 1.0 failed: ")
+            ),
+            "{err} / {hint}"
+        );
+        // Another install section is another install, not the failed one.
+        let other = product(
+            dir.path(),
+            "{kind: maven, version_property: y.version}",
+            "[java, -jar, \"{install}/build/app.jar\"]",
+        );
+        assert_eq!(
+            availability(&other, None, &cache),
+            Availability::Installable
+        );
+    }
+
+    #[test]
+    fn the_reason_of_a_failed_install_is_its_last_error_line() {
+        let pip = "Collecting x\nERROR: Could not find a version that satisfies the requirement x==9 (from versions: 1.0)\nERROR: No matching distribution found for x==9\n\n";
+        assert_eq!(
+            failure_reason(pip),
+            "ERROR: No matching distribution found for x==9"
+        );
+        assert_eq!(failure_reason("one\ntwo\n  \n"), "two");
+        assert_eq!(failure_reason(""), "no output");
+        assert!(failure_reason(&"x".repeat(500)).ends_with("x ..."));
     }
 
     #[test]

@@ -8,10 +8,9 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use rdkafka::config::RDKafkaLogLevel;
 use rdkafka::consumer::BaseConsumer;
-use rdkafka::error::KafkaError;
 use rdkafka::{ClientConfig, Offset};
 
-use crate::broker::admin::{assign_all, OffsetReader};
+use crate::broker::admin::{assign_all, recoverable, OffsetReader};
 use crate::broker::LocalBroker;
 use crate::clock::now_us;
 use crate::config::ChaosPlan;
@@ -152,8 +151,7 @@ impl ResumeWatch {
             while now_us() < deadline_us {
                 match consumer.poll(Duration::from_millis(10)) {
                     Some(Ok(_)) => return Ok(Some(now_us())),
-                    // A broker connection going down: the client reconnects.
-                    Some(Err(KafkaError::MessageConsumption(_))) => {}
+                    Some(Err(err)) if recoverable(&err) => {}
                     Some(Err(err)) => return Err(err).context("chaos: watching the output"),
                     None => {}
                 }

@@ -46,6 +46,10 @@ pub fn trials() -> Vec<Trial> {
             "a_missing_binary_is_listed_with_its_hint_and_refused_by_run",
             a_missing_binary_is_listed_with_its_hint_and_refused_by_run,
         ),
+        trial(
+            "a_failed_install_is_listed_as_not_installed_here_with_its_reason",
+            a_failed_install_is_listed_as_not_installed_here_with_its_reason,
+        ),
     ]
 }
 
@@ -199,5 +203,79 @@ fn a_missing_binary_is_listed_with_its_hint_and_refused_by_run() -> Result<(), S
         records(&results, "stateless")?.is_empty(),
         "no record for a product that is not installed",
         &run,
+    )
+}
+
+/// A stand-in pip product (never a published result) whose package pip
+/// cannot install, as with a package that has no wheel for this Python.
+const UNINSTALLABLE_PRODUCT: &str = r#"name: uninstallable
+description: A test double whose package pip cannot install.
+version: "1.0"
+install:
+  kind: pip
+  packages: ["ss-test-uninstallable @ file:///nonexistent/ss-test-uninstallable"]
+start: ["{install}/venv/bin/python"]
+ready: {stdout_contains: "uninstallable ready"}
+workloads: [stateless]
+lines:
+  - {name: uninstallable, delivery: at-least-once, delivery_detail: none}
+characteristics: {processing: none, engine: none, scaling: none, decode: none}
+"#;
+
+/// Installable until an install fails; then `suite list` and `batch --all`
+/// say it is not installed here, with pip's reason and how to retry.
+fn a_failed_install_is_listed_as_not_installed_here_with_its_reason() -> Result<(), String> {
+    let dir = config_with_products(&[("uninstallable", UNINSTALLABLE_PRODUCT)])?;
+    let bench = dir.path().join("bench.yaml");
+    let cache = Cache::from_settings(None).map_err(|e| e.to_string())?;
+    let folder = cache.product_dir("uninstallable", "1.0");
+    if folder.exists() {
+        std::fs::remove_dir_all(&folder).map_err(|e| e.to_string())?;
+    }
+    let listed = |out: &std::process::Output| {
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .find(|l| l.starts_with("uninstallable "))
+            .map(str::to_string)
+            .unwrap_or_default()
+    };
+    let before = output(suite_with(&bench).arg("list"))?;
+    ensure(
+        listed(&before).ends_with("runnable here (installs 1.0 on first run)"),
+        "installable before any install",
+        &before,
+    )?;
+    let install = output(suite_with(&bench).args(["install", "uninstallable"]))?;
+    let err = String::from_utf8_lossy(&install.stderr).to_string();
+    let reason = "ERROR: Could not install packages due to an OSError";
+    ensure(
+        !install.status.success()
+            && err.lines().any(|l| {
+                l.contains("installing uninstallable 1.0 (pip) failed") && l.contains(reason)
+            }),
+        "the install fails with pip's reason on one line",
+        &install,
+    )?;
+    let after = output(suite_with(&bench).arg("list"))?;
+    let line = listed(&after);
+    ensure(
+        line.contains(&format!(
+            "not installed here: installing 1.0 failed: {reason}"
+        )) && line.ends_with("`suite install uninstallable` tries again"),
+        "listed as not installed here, with the reason and the retry",
+        &after,
+    )?;
+    let batch = output(
+        suite_with(&bench)
+            .args(["batch", "--all", "--workload", "stateless", "--results"])
+            .arg(dir.path().join("results")),
+    )?;
+    ensure(
+        !batch.status.success()
+            && String::from_utf8_lossy(&batch.stderr).contains(&format!(
+                "note: skipping uninstallable: not installed here: installing 1.0 failed: {reason}"
+            )),
+        "batch --all skips it with the reason, and has nothing else to run",
+        &batch,
     )
 }

@@ -32,8 +32,9 @@ pub const CHUNK_MAX_RECORDS: usize = 2048;
 /// does between (storing acknowledged offsets) can wait that long.
 const IDLE_POLL: Duration = Duration::from_millis(100);
 
-/// How many times in a row the pipeline starts over after losing its group
-/// or transaction before it gives up.
+/// How many times over the process's life the pipeline starts over after
+/// losing its group or transaction before it gives up: a pipeline that keeps
+/// losing them is failing, not riding through a broker restart.
 const MAX_START_OVERS: u32 = 10;
 
 /// The group membership or the open transaction was lost under the pipeline:
