@@ -38,6 +38,24 @@ pub fn trials() -> Vec<Trial> {
         trial("kafka_streams_eos_line_runs_the_stateless_workload", || {
             installed_line_keeps_up("kafka-streams-eos", Delivery::ExactlyOnce)
         }),
+        trial("spark_line_runs_the_stateless_workload", || {
+            installed_line_keeps_up("spark", Delivery::AtLeastOnce)
+        }),
+        trial("spark_rt_line_runs_the_stateless_workload", || {
+            installed_line_keeps_up("spark-rt", Delivery::AtLeastOnce)
+        }),
+        trial("hazelcast_line_runs_the_stateless_workload", || {
+            installed_line_keeps_up("hazelcast", Delivery::AtLeastOnce)
+        }),
+        trial("hazelcast_eos_line_runs_the_stateless_workload", || {
+            installed_line_keeps_up("hazelcast-eos", Delivery::ExactlyOnce)
+        }),
+        trial("bytewax_line_runs_the_stateless_workload", || {
+            installed_line_keeps_up("bytewax", Delivery::AtLeastOnce)
+        }),
+        trial("pathway_line_runs_the_stateless_workload", || {
+            installed_line_keeps_up("pathway", Delivery::AtLeastOnce)
+        }),
         trial(
             "an_installed_version_is_not_installed_again",
             an_installed_version_is_not_installed_again,

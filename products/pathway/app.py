@@ -1,0 +1,177 @@
+"""Pathway on the suite's stateless workload, configured by the suite's BENCH_* variables.
+
+Reads the input topic from the earliest offset with pw.io.kafka.read (JSON
+parsed by Pathway's Rust engine into the six columns the job needs), keeps the
+events whose region starts with "eu-", adds latency_ratio and sla_status as
+computed columns, and writes one JSON object per kept event to the output
+topic with pw.io.kafka.write (format plaintext: the object is built in the
+engine as a string column, so it carries exactly the eight fields of the
+workload and none of the time and diff fields Pathway's json format adds).
+Any other workload exits with one line. The suite's client profile
+(BENCH_FETCH_MIN_BYTES, ..., BENCH_COMPRESSION) goes to the reader's and the
+writer's rdkafka settings; the reader's autocommit_duration_ms, Pathway's
+minibatch interval, comes from BENCH_SETTINGS (BENCH_COMMIT_INTERVAL_MS when
+absent); librdkafka auto-commits the group's offsets and Pathway persistence
+snapshots its own position every BENCH_COMMIT_INTERVAL_MS. Prints "effective client
+config: {JSON}" (the settings handed to Pathway's connectors) and then
+"pathway ready" as the dataflow starts; SIGTERM stops it.
+"""
+
+import json
+import os
+import sys
+import tempfile
+
+import pathway as pw
+
+READY_LINE = "pathway ready"
+CONFIG_LINE = "effective client config: "
+
+COMPRESSIONS = ("none", "gzip", "snappy", "lz4", "zstd")
+
+
+def env(name):
+    value = os.environ.get(name)
+    if not value:
+        sys.exit(f"pathway: {name} is not set (the suite sets it)")
+    return value
+
+
+def env_int(name, minimum):
+    value = env(name)
+    try:
+        number = int(value)
+    except ValueError:
+        sys.exit(f"pathway: {name} `{value}` is not an integer")
+    if number < minimum:
+        sys.exit(f"pathway: {name} `{value}` is below {minimum}")
+    return number
+
+
+def env_choice(name, choices):
+    value = env(name)
+    if value not in choices:
+        sys.exit(f"pathway: {name} `{value}` is not one of {', '.join(choices)}")
+    return value
+
+
+class Event(pw.Schema):
+    """The input fields the stateless job reads (the other 13 are skipped)."""
+
+    seq: int
+    ts_us: int
+    region: str
+    service: str
+    latency_ms: int
+    sla_ms: int
+
+
+def main():
+    workload = env("BENCH_WORKLOAD")
+    if workload != "stateless":
+        sys.exit(f"pathway: workload `{workload}` is not implemented")
+    delivery = env("BENCH_DELIVERY")
+    if delivery != "at-least-once":
+        sys.exit(f"pathway: BENCH_DELIVERY `{delivery}` is not offered (at-least-once only)")
+    bootstrap = env("BENCH_BOOTSTRAP")
+    commit_interval_ms = env_int("BENCH_COMMIT_INTERVAL_MS", 1)
+    consumer = {
+        "bootstrap.servers": bootstrap,
+        "group.id": env("BENCH_GROUP_ID"),
+        "auto.offset.reset": "earliest",
+        "isolation.level": "read_committed",
+        "fetch.min.bytes": str(env_int("BENCH_FETCH_MIN_BYTES", 1)),
+        "fetch.wait.max.ms": str(env_int("BENCH_FETCH_MAX_WAIT_MS", 0)),
+        "max.partition.fetch.bytes": str(env_int("BENCH_MAX_PARTITION_FETCH_BYTES", 1)),
+        # The group's committed offsets come from librdkafka's auto-commit of
+        # this consumer (Pathway's reader commits none itself).
+        "enable.auto.commit": "true",
+        "auto.commit.interval.ms": str(commit_interval_ms),
+    }
+    producer = {
+        "bootstrap.servers": bootstrap,
+        "linger.ms": str(env_int("BENCH_LINGER_MS", 0)),
+        "acks": env_choice("BENCH_ACKS", ("all", "1", "0")),
+        "enable.idempotence": env_choice("BENCH_ENABLE_IDEMPOTENCE", ("true", "false")),
+        "compression.type": env_choice("BENCH_COMPRESSION", COMPRESSIONS),
+    }
+    if producer["enable.idempotence"] == "true" and producer["acks"] != "all":
+        sys.exit(
+            f"pathway: BENCH_ACKS `{producer['acks']}` does not go with an idempotent producer "
+            "(BENCH_ENABLE_IDEMPOTENCE true), which needs acks all"
+        )
+
+    settings = json.loads(os.environ.get("BENCH_SETTINGS") or "{}")
+    minibatch_ms = int(settings.get("autocommit_duration_ms", commit_interval_ms))
+    events = pw.io.kafka.read(
+        consumer,
+        topic=env("BENCH_INPUT_TOPIC"),
+        schema=Event,
+        format="json",
+        autocommit_duration_ms=minibatch_ms,
+        name="input",
+    )
+    kept = events.filter(pw.this.region.str.startswith("eu-"))
+    enriched = kept.with_columns(latency_ratio=pw.this.latency_ms / pw.this.sla_ms)
+    enriched = enriched.with_columns(
+        sla_status=pw.if_else(pw.this.latency_ratio > 1, "breach", "ok")
+    )
+    # The output object, built by the engine: seq, ts_us and the integers
+    # print as JSON numbers, latency_ratio as the shortest text that reads
+    # back as the same float64, region and service (plain ASCII names) and
+    # sla_status as JSON strings.
+    value = (
+        '{"seq":'
+        + pw.this.seq.to_string()
+        + ',"ts_us":'
+        + pw.this.ts_us.to_string()
+        + ',"region":"'
+        + pw.this.region
+        + '","service":"'
+        + pw.this.service
+        + '","latency_ms":'
+        + pw.this.latency_ms.to_string()
+        + ',"sla_ms":'
+        + pw.this.sla_ms.to_string()
+        + ',"latency_ratio":'
+        + pw.this.latency_ratio.to_string()
+        + ',"sla_status":"'
+        + pw.this.sla_status
+        + '"}'
+    )
+    pw.io.kafka.write(
+        enriched.select(value=value),
+        producer,
+        topic_name=env("BENCH_OUTPUT_TOPIC"),
+        format="plaintext",
+        name="output",
+    )
+
+    effective = {
+        "fetch_min_bytes": int(consumer["fetch.min.bytes"]),
+        "fetch_max_wait_ms": int(consumer["fetch.wait.max.ms"]),
+        "max_partition_fetch_bytes": int(consumer["max.partition.fetch.bytes"]),
+        "linger_ms": int(producer["linger.ms"]),
+        "acks": producer["acks"],
+        "enable_idempotence": producer["enable.idempotence"] == "true",
+        "compression": producer["compression.type"],
+        "commit_interval_ms": commit_interval_ms,
+    }
+    print(CONFIG_LINE + json.dumps(effective), flush=True)
+    print(READY_LINE, flush=True)
+    # Pathway's own input position: persistence (mode PERSISTING, which needs
+    # no license key; OPERATOR_PERSISTING does) on the local file system, one
+    # folder per consumer group, so a restarted process resumes from its last
+    # snapshot rather than from the group's offsets.
+    state_dir = os.path.join(tempfile.gettempdir(), "pathway-state-" + env("BENCH_GROUP_ID"))
+    pw.run(
+        monitoring_level=pw.MonitoringLevel.NONE,
+        persistence_config=pw.persistence.Config(
+            pw.persistence.Backend.filesystem(state_dir),
+            snapshot_interval_ms=commit_interval_ms,
+        ),
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,329 @@
+"""Apache Spark Structured Streaming (PySpark) on the suite's stateless workload,
+configured by the suite's BENCH_* variables.
+
+Usage: app.py INSTALL_DIR (the suite's install folder; Spark's Kafka connector
+and its dependencies are the jars in INSTALL_DIR/jars).
+
+Runs Spark in local mode inside one JVM (local[1]: the one input partition is
+one task per batch) and one streaming query, all in the JVM (no Python UDF):
+Kafka source from the earliest offset, from_json of the six fields the
+workload needs, a filter on region "eu-*", latency_ratio and sla_status
+added, to_json, Kafka sink. BENCH_SETTINGS' "trigger" picks the query's
+trigger: "micro-batch" (the default trigger: a batch starts as soon as the
+previous one ends) or "real-time" (Spark's real-time mode: long-running
+batches of BENCH_COMMIT_INTERVAL_MS in which each record is processed and
+written as it arrives). Structured Streaming keeps its position in its
+checkpoint (a folder per consumer group under the temporary folder, removed on
+a clean exit) and never commits to the consumer group, so the app does: about
+every BENCH_COMMIT_INTERVAL_MS it commits the end offsets of the newest
+finished batch (whose output the sink has flushed and had acknowledged) to
+BENCH_GROUP_ID with a Kafka consumer of its own. The suite's client profile
+(BENCH_FETCH_MIN_BYTES, ..., BENCH_COMPRESSION) goes to the source's and the
+sink's Kafka clients as kafka.-prefixed options. Once the query is active,
+prints "effective client config: {JSON}" (the options parsed back by
+kafka-clients' ConsumerConfig and ProducerConfig) and then "spark ready".
+SIGTERM stops the query, commits its last finished batch and stops Spark.
+"""
+
+import json
+import os
+import shutil
+import signal
+import sys
+import tempfile
+import threading
+
+READY_LINE = "spark ready"
+CONFIG_LINE = "effective client config: "
+
+COMPRESSIONS = ("none", "gzip", "snappy", "lz4", "zstd")
+TRIGGERS = ("micro-batch", "real-time")
+
+
+def env(name):
+    value = os.environ.get(name)
+    if not value:
+        sys.exit(f"spark: {name} is not set (the suite sets it)")
+    return value
+
+
+def env_int(name, minimum):
+    value = env(name)
+    try:
+        number = int(value)
+    except ValueError:
+        sys.exit(f"spark: {name} `{value}` is not an integer")
+    if number < minimum:
+        sys.exit(f"spark: {name} `{value}` is below {minimum}")
+    return number
+
+
+def env_choice(name, choices):
+    value = env(name)
+    if value not in choices:
+        sys.exit(f"spark: {name} `{value}` is not one of {', '.join(choices)}")
+    return value
+
+
+def client_profile():
+    """The suite's client profile as the Java client's settings (Spark
+    passes its kafka.-prefixed options on to kafka-clients without the
+    prefix)."""
+    consumer = {
+        "fetch.min.bytes": str(env_int("BENCH_FETCH_MIN_BYTES", 1)),
+        "fetch.max.wait.ms": str(env_int("BENCH_FETCH_MAX_WAIT_MS", 0)),
+        "max.partition.fetch.bytes": str(env_int("BENCH_MAX_PARTITION_FETCH_BYTES", 1)),
+        "isolation.level": "read_committed",
+    }
+    producer = {
+        "linger.ms": str(env_int("BENCH_LINGER_MS", 0)),
+        "acks": env_choice("BENCH_ACKS", ("all", "1", "0")),
+        "enable.idempotence": env_choice("BENCH_ENABLE_IDEMPOTENCE", ("true", "false")),
+        "compression.type": env_choice("BENCH_COMPRESSION", COMPRESSIONS),
+    }
+    return consumer, producer
+
+
+def java_map(jvm, entries):
+    result = jvm.java.util.HashMap()
+    for key, value in entries.items():
+        result.put(key, value)
+    return result
+
+
+def effective_config(jvm, consumer, producer, commit_interval_ms):
+    """The profile as kafka-clients reads it: the options Spark hands to its
+    consumers and producers, parsed by ConsumerConfig and ProducerConfig
+    (which refuse what KafkaConsumer and KafkaProducer would refuse, such as
+    acks 1 or 0 with idempotence on)."""
+    kafka = jvm.org.apache.kafka.clients
+    serde = "org.apache.kafka.common.serialization.ByteArray"
+    consumer_config = kafka.consumer.ConsumerConfig(java_map(jvm, {
+        **consumer,
+        "key.deserializer": serde + "Deserializer",
+        "value.deserializer": serde + "Deserializer",
+    }))
+    producer_config = kafka.producer.ProducerConfig(java_map(jvm, {
+        **producer,
+        "key.serializer": serde + "Serializer",
+        "value.serializer": serde + "Serializer",
+    }))
+    acks = str(producer_config.getString("acks"))
+    return {
+        "fetch_min_bytes": consumer_config.getInt("fetch.min.bytes"),
+        "fetch_max_wait_ms": consumer_config.getInt("fetch.max.wait.ms"),
+        "max_partition_fetch_bytes": consumer_config.getInt("max.partition.fetch.bytes"),
+        "linger_ms": producer_config.getLong("linger.ms"),
+        "acks": "all" if acks == "-1" else acks,
+        "enable_idempotence": producer_config.getBoolean("enable.idempotence"),
+        "compression": str(producer_config.getString("compression.type")),
+        "commit_interval_ms": commit_interval_ms,
+    }
+
+
+class GroupCommitter:
+    """Commits the end offsets of the query's newest finished batch to the
+    consumer group, with a KafkaConsumer of the app's own (no subscription,
+    no group membership: a plain offset commit, as Spark's own consumers,
+    which assign their partitions, never commit)."""
+
+    def __init__(self, jvm, bootstrap, group):
+        self.jvm = jvm
+        serde = "org.apache.kafka.common.serialization.ByteArrayDeserializer"
+        props = jvm.java.util.Properties()
+        for key, value in {
+            "bootstrap.servers": bootstrap,
+            "group.id": group,
+            "enable.auto.commit": "false",
+            "key.deserializer": serde,
+            "value.deserializer": serde,
+        }.items():
+            props.setProperty(key, value)
+        self.consumer = jvm.org.apache.kafka.clients.consumer.KafkaConsumer(props)
+        self.committed = None
+
+    def commit(self, query):
+        """Commits the newest finished batch's end offsets, if they moved.
+        A batch's progress is reported once its Kafka writers have flushed
+        their producers and every record is acknowledged."""
+        progress = query.lastProgress
+        if not progress or not progress["sources"]:
+            return
+        end = progress["sources"][0]["endOffset"]
+        if isinstance(end, str):
+            end = json.loads(end)
+        if not end or end == self.committed:
+            return
+        offsets = self.jvm.java.util.HashMap()
+        for topic, partitions in end.items():
+            for partition, offset in partitions.items():
+                offsets.put(
+                    self.jvm.org.apache.kafka.common.TopicPartition(topic, int(partition)),
+                    self.jvm.org.apache.kafka.clients.consumer.OffsetAndMetadata(int(offset)),
+                )
+        self.consumer.commitSync(offsets)
+        self.committed = end
+
+    def close(self):
+        self.consumer.close()
+
+
+def stateless(source):
+    """eu-* events, enriched, one JSON object each: the six fields the
+    workload reads are decoded (from_json with a schema of six of the
+    nineteen), the rest of each event is skipped by the parser."""
+    from pyspark.sql import functions as F
+
+    schema = (
+        "seq BIGINT, ts_us BIGINT, region STRING, service STRING, "
+        "latency_ms BIGINT, sla_ms BIGINT"
+    )
+    events = source.select(F.from_json(F.col("value").cast("string"), schema).alias("e")).select("e.*")
+    ratio = F.col("latency_ms") / F.col("sla_ms")
+    enriched = events.where(F.col("region").startswith("eu-")).select(
+        "seq", "ts_us", "region", "service", "latency_ms", "sla_ms",
+        ratio.alias("latency_ratio"),
+        F.when(ratio > 1, F.lit("breach")).otherwise(F.lit("ok")).alias("sla_status"),
+    )
+    return enriched.select(F.to_json(F.struct(*enriched.columns)).alias("value"))
+
+
+def log_cadence(query):
+    """Logs the cadence of the query's recent batches that had input (Spark
+    keeps the progress of the last 100) on standard error: the median of
+    each part of a batch's time, in ms, and of its input rows."""
+    batches = [p for p in query.recentProgress if p["numInputRows"] > 0]
+    if not batches:
+        return
+
+    def median(values):
+        values = sorted(values)
+        return values[len(values) // 2]
+
+    parts = {
+        key: median(p["durationMs"].get(key, 0) for p in batches)
+        for key in batches[-1]["durationMs"]
+    }
+    rows = median(p["numInputRows"] for p in batches)
+    print(
+        f"spark: last {len(batches)} batches with input, medians: {json.dumps(parts)} ms, "
+        f"{rows} input rows",
+        file=sys.stderr,
+        flush=True,
+    )
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit("usage: app.py INSTALL_DIR")
+    jars_dir = os.path.join(sys.argv[1], "jars")
+    jars = sorted(os.path.join(jars_dir, j) for j in os.listdir(jars_dir) if j.endswith(".jar"))
+    workload = env("BENCH_WORKLOAD")
+    if workload != "stateless":
+        sys.exit(f"spark: workload `{workload}` is not implemented")
+    if env("BENCH_DELIVERY") != "at-least-once":
+        sys.exit(f"spark: BENCH_DELIVERY `{env('BENCH_DELIVERY')}` is not offered (at-least-once only)")
+    settings = json.loads(os.environ.get("BENCH_SETTINGS") or "{}")
+    trigger = settings.get("trigger", "micro-batch")
+    if trigger not in TRIGGERS:
+        sys.exit(f"spark: trigger `{trigger}` is not one of {', '.join(TRIGGERS)}")
+    bootstrap = env("BENCH_BOOTSTRAP")
+    group = env("BENCH_GROUP_ID")
+    commit_interval_ms = env_int("BENCH_COMMIT_INTERVAL_MS", 1)
+    consumer, producer = client_profile()
+
+    # The suite stops the whole process group with SIGTERM. The JVM that
+    # PySpark starts inherits an ignored SIGTERM and then installs no
+    # handler of its own (HotSpot leaves an ignored shutdown signal
+    # ignored), so it is this process that stops the query and Spark.
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    from pyspark.sql import SparkSession
+
+    # The checkpoint of this consumer group's query: a restart of the same
+    # run resumes from it; removed on a clean exit.
+    checkpoint = os.path.join(tempfile.gettempdir(), "streamsuite-spark", group)
+    log4j = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2.properties")
+    builder = (
+        SparkSession.builder.master("local[1]")
+        .appName("streamsuite-spark")
+        .config("spark.jars", ",".join(jars))
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.driver.memory", "1g")
+        .config(
+            "spark.driver.extraJavaOptions",
+            f"-XX:+UseSerialGC -Dlog4j2.configurationFile=file:{log4j}",
+        )
+        .config("spark.sql.shuffle.partitions", "1")
+        .config("spark.sql.adaptive.enabled", "false")
+        .config("spark.sql.streaming.stopTimeout", "5s")
+    )
+    if trigger == "real-time":
+        # Real-time mode refuses batches shorter than this (5 s by default):
+        # the batch is the interval at which offsets are checkpointed and
+        # committed, so it is set to the commit interval.
+        builder = builder.config(
+            "spark.sql.streaming.realTimeMode.minBatchDuration", str(commit_interval_ms)
+        )
+    spark = builder.getOrCreate()
+    jvm = spark.sparkContext._jvm
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+
+    def kafka_options(options):
+        return {f"kafka.{key}": value for key, value in options.items()}
+
+    config = effective_config(jvm, consumer, producer, commit_interval_ms)
+    source = (
+        spark.readStream.format("kafka")
+        .option("kafka.bootstrap.servers", bootstrap)
+        .option("kafka.group.id", group)
+        .option("subscribe", env("BENCH_INPUT_TOPIC"))
+        .option("startingOffsets", "earliest")
+        .options(**kafka_options(consumer))
+        .load()
+    )
+    writer = (
+        stateless(source)
+        .writeStream.format("kafka")
+        .option("kafka.bootstrap.servers", bootstrap)
+        .option("topic", env("BENCH_OUTPUT_TOPIC"))
+        .options(**kafka_options(producer))
+        .option("checkpointLocation", checkpoint)
+        .queryName("stateless")
+    )
+    if trigger == "real-time":
+        writer = writer.outputMode("update").trigger(realTime=f"{commit_interval_ms} milliseconds")
+    else:
+        # Offsets and commit logs written asynchronously, every commit
+        # interval, instead of twice per batch on the batch's path.
+        writer = writer.option("asyncProgressTrackingEnabled", "true").option(
+            "asyncProgressTrackingCheckpointIntervalMs", str(commit_interval_ms)
+        )
+    committer = GroupCommitter(jvm, bootstrap, group)
+    clean = False
+    try:
+        # start() returns once the query's thread runs (the query is
+        # active); it then creates its source and reads from the earliest
+        # offset, so no record is missed however late that is.
+        query = writer.start()
+        print(CONFIG_LINE + json.dumps(config), flush=True)
+        print(READY_LINE, flush=True)
+        while not stop.wait(commit_interval_ms / 1000.0):
+            if not query.isActive:
+                raise SystemExit(f"spark: the query stopped: {query.exception()}")
+            committer.commit(query)
+        query.stop()
+        committer.commit(query)
+        log_cadence(query)
+        clean = True
+    finally:
+        committer.close()
+        spark.stop()
+        if clean:
+            shutil.rmtree(checkpoint, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
