@@ -38,11 +38,13 @@ pub fn trials() -> Vec<Trial> {
         trial("kafka_streams_eos_line_runs_the_stateless_workload", || {
             installed_line_keeps_up("kafka-streams-eos", Delivery::ExactlyOnce)
         }),
+        // Spark's lines commit once a batch (spark-rt: a batch a second):
+        // the regime needs more than a 10 s window's ten commits.
         trial("spark_line_runs_the_stateless_workload", || {
-            installed_line_keeps_up("spark", Delivery::AtLeastOnce)
+            installed_line_keeps_up_over("spark", Delivery::AtLeastOnce, 15, 20)
         }),
         trial("spark_rt_line_runs_the_stateless_workload", || {
-            installed_line_keeps_up("spark-rt", Delivery::AtLeastOnce)
+            installed_line_keeps_up_over("spark-rt", Delivery::AtLeastOnce, 15, 20)
         }),
         trial("hazelcast_line_runs_the_stateless_workload", || {
             installed_line_keeps_up("hazelcast", Delivery::AtLeastOnce)
@@ -76,6 +78,16 @@ pub fn trials() -> Vec<Trial> {
 /// unlike bench.yaml's: one ok record of the version product.yaml names,
 /// keep-up, the eu-* share kept, and the profile applied.
 fn installed_line_keeps_up(line: &str, delivery: Delivery) -> Result<(), String> {
+    installed_line_keeps_up_over(line, delivery, 8, 10)
+}
+
+/// [`installed_line_keeps_up`] with `warmup_s` of warm-up and a `window_s` window.
+fn installed_line_keeps_up_over(
+    line: &str,
+    delivery: Delivery,
+    warmup_s: u64,
+    window_s: u64,
+) -> Result<(), String> {
     let install = output(suite().args(["install", line]))?;
     ensure(
         install.status.success(),
@@ -86,8 +98,8 @@ fn installed_line_keeps_up(line: &str, delivery: Delivery) -> Result<(), String>
         line,
         delivery,
         1000,
-        8,
-        10,
+        warmup_s,
+        window_s,
         &crate::support::PROFILE_SETTINGS,
     )?;
     let r = &record;
