@@ -130,7 +130,8 @@ pub struct RunOptions {
     /// Records per second offered (0 = as fast as gendata can).
     #[arg(long)]
     pub rate: Option<u64>,
-    /// Seconds of load before the window.
+    /// A fixed warm-up of this many seconds (default: from bench.yaml's
+    /// run.warmup_s until the product is steady, at most run.warmup_cap_s).
     #[arg(long)]
     pub warmup: Option<u64>,
     /// Seconds measured; at least 5 samples' worth (5 s at a 1000 ms sample interval).
@@ -144,10 +145,15 @@ pub struct RunOptions {
     pub no_wait: bool,
 }
 
+/// Rounds of `suite batch` and `suite regress`: the fewest where an exact
+/// sign test can reach p <= 0.05 (1/32 when every round agrees).
+pub const DEFAULT_ROUNDS: u32 = 5;
+
 #[derive(Debug, Args)]
 pub struct BatchArgs {
-    /// Product lines (rustpipe, rustpipe-eos), run in this order in every
-    /// round; `LINE@KEY=VALUE` runs a line with a client setting or commit
+    /// Product lines (rustpipe, rustpipe-eos), run in this order in round 1
+    /// and rotated by one place each round after (A B, B A, ...);
+    /// `LINE@KEY=VALUE` runs a line with a client setting or commit
     /// interval of its own (rustpipe@client.fetch_min_bytes=65536).
     #[arg(required_unless_present = "all", conflicts_with = "all")]
     pub lines: Vec<LineSpec>,
@@ -160,7 +166,7 @@ pub struct BatchArgs {
     #[command(flatten)]
     pub options: RunOptions,
     /// Rounds: each round runs every line once.
-    #[arg(long, default_value_t = 1)]
+    #[arg(long, default_value_t = DEFAULT_ROUNDS)]
     pub repeat: u32,
     /// Change a bench.yaml setting for these runs (repeatable), e.g.
     /// `--set client.fetch_min_bytes=65536`; recorded with each run.
@@ -178,10 +184,12 @@ pub struct RegressArgs {
     /// rustpipe, a package version for a pip or Maven product.
     #[arg(long)]
     pub baseline: String,
-    /// Rounds, each one run of the baseline and one of the current version.
-    #[arg(long, default_value_t = 3)]
+    /// Rounds, each one run of the baseline and one of the current version,
+    /// in rotated order.
+    #[arg(long, default_value_t = DEFAULT_ROUNDS)]
     pub repeat: u32,
-    /// A figure worse by more than this many percent, in every round, is a regression.
+    /// A figure worse by more than this many percent at the median, its
+    /// interval on the worse side and its sign-test p <= 0.05, is a regression.
     #[arg(long, default_value_t = 5.0)]
     pub threshold: f64,
     #[command(flatten)]
@@ -198,7 +206,7 @@ pub struct CompareArgs {
     /// A workload from workloads/.
     #[arg(long)]
     pub workload: String,
-    /// The bench point's rate (default: bench.yaml's run.rate).
+    /// The bench point's rate (default: bench.yaml's run.rate, or its iso_rate).
     #[arg(long)]
     pub rate: Option<u64>,
     /// The bench point's window in seconds (default: bench.yaml's run.window_s).
@@ -327,11 +335,17 @@ pub struct GendataArgs {
     #[arg(long)]
     pub start_us: Option<i64>,
     /// Where the measurement window starts, epoch microseconds (default: start).
-    #[arg(long)]
+    #[arg(long, conflicts_with = "window_file")]
     pub window_start_us: Option<i64>,
-    /// When to stop, epoch microseconds.
+    /// When to stop, epoch microseconds; with --window-file, a bound never
+    /// run past.
     #[arg(long)]
     pub end_us: i64,
+    /// Learn the window at run time: poll this file until it appears, then
+    /// read its JSON `{"start_us": ..., "end_us": ...}` (epoch µs) and stop
+    /// at its end. Until then no record is in the window.
+    #[arg(long)]
+    pub window_file: Option<PathBuf>,
     /// Stop after this many records as well (sequence numbers 0..N).
     #[arg(long)]
     pub max_records: Option<u64>,
@@ -355,11 +369,28 @@ pub struct ProbeArgs {
     #[arg(long)]
     pub floor_topic: String,
     /// Arrivals from here on are measured, epoch microseconds.
-    #[arg(long)]
-    pub window_start_us: i64,
+    #[arg(
+        long,
+        required_unless_present = "window_file",
+        conflicts_with = "window_file"
+    )]
+    pub window_start_us: Option<i64>,
     /// Arrivals from here on are not; the probe then exits.
+    #[arg(
+        long,
+        required_unless_present = "window_file",
+        conflicts_with = "window_file"
+    )]
+    pub window_end_us: Option<i64>,
+    /// Learn the window at run time: poll this file until it appears, then
+    /// read its JSON `{"start_us": ..., "end_us": ...}` (epoch µs). Until
+    /// then no arrival is measured.
     #[arg(long)]
-    pub window_end_us: i64,
+    pub window_file: Option<PathBuf>,
+    /// Besides the window's histogram, one per interval of this many
+    /// milliseconds from the window's start (the last may be shorter).
+    #[arg(long, default_value_t = 1000, value_parser = clap::value_parser!(u64).range(1..))]
+    pub interval_ms: u64,
     /// The field of an output record holding when it was due, epoch
     /// microseconds (the workload's: `ts_us`, a pane's `window_end_us`).
     #[arg(long, default_value = "ts_us")]

@@ -20,6 +20,7 @@ use crate::config::{
     MIN_WINDOW_SAMPLES,
 };
 use crate::gendata::GendataPlan;
+use crate::handoff::{WindowAnnouncement, WindowSource};
 use crate::host::HostInfo;
 use crate::interrupt::{Interrupt, Interrupted};
 use crate::lock::{RunLock, WhenHeld};
@@ -27,14 +28,14 @@ use crate::probe::ProbePlan;
 use crate::products::{self, Availability};
 use crate::report::{self, BadLines};
 use crate::results::{self, RunConfig, RunRecord, Status};
-use crate::runner::batch::{run_batch, BatchLine};
+use crate::runner::batch::{plan_runs, run_batch, BatchLine};
 use crate::runner::{self, RunContext};
 
 /// Runs `cli`'s command; returns the process exit code.
 pub fn execute(cli: Cli) -> Result<i32> {
     match cli.command {
         Command::Gendata(args) => crate::gendata::run(&gendata_plan(args)).map(|()| 0),
-        Command::Probe(args) => crate::probe::run(&probe_plan(args)).map(|()| 0),
+        Command::Probe(args) => crate::probe::run(&probe_plan(args)?).map(|()| 0),
         Command::List => list(&load(&cli.config)?),
         Command::Install(args) => install(&load(&cli.config)?, &args),
         Command::Broker { action } => broker(&load(&cli.config)?, action),
@@ -64,6 +65,7 @@ fn gendata_plan(args: GendataArgs) -> GendataPlan {
         start_us,
         window_start_us: args.window_start_us.unwrap_or(start_us),
         end_us: args.end_us,
+        window_file: args.window_file,
         max_records: args.max_records,
         summary: args.summary,
         avro_events: args.avro_events,
@@ -71,16 +73,26 @@ fn gendata_plan(args: GendataArgs) -> GendataPlan {
 }
 
 /// `suite probe`'s plan, as the command gives it.
-fn probe_plan(args: ProbeArgs) -> ProbePlan {
-    ProbePlan {
+fn probe_plan(args: ProbeArgs) -> Result<ProbePlan> {
+    let window = match (args.window_file, args.window_start_us, args.window_end_us) {
+        (Some(file), _, _) => WindowSource::Announced(file),
+        (None, Some(start_us), Some(end_us)) if end_us > start_us => {
+            WindowSource::Fixed(WindowAnnouncement { start_us, end_us })
+        }
+        (None, start, end) => anyhow::bail!(
+            "probe: give --window-file, or --window-start-us before --window-end-us \
+             (got {start:?} and {end:?})"
+        ),
+    };
+    Ok(ProbePlan {
         bootstrap: args.bootstrap,
         topic: args.topic,
         floor_topic: args.floor_topic,
-        window_start_us: args.window_start_us,
-        window_end_us: args.window_end_us,
+        window,
+        interval_us: args.interval_ms as i64 * 1000,
         stamp_field: args.stamp_field,
         summary: args.summary,
-    }
+    })
 }
 
 fn load(config: &Path) -> Result<Suite> {
@@ -225,7 +237,15 @@ fn broker(suite: &Suite, action: BrokerAction) -> Result<i32> {
             if local.is_running() {
                 println!("local broker already running at {}", local.bootstrap());
             } else {
-                local.start(&Interrupt::install()?)?;
+                let interrupt = Interrupt::install()?;
+                local.start(&interrupt)?;
+                runner::warm_if_cold(
+                    &local,
+                    suite.bench.broker.warmup_s(),
+                    suite.bench.iso_rate,
+                    &cache,
+                    &interrupt,
+                )?;
                 println!(
                     "local broker (Apache Kafka {}) running at {}; log: {}",
                     local.version(),
@@ -543,13 +563,21 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
             rate: if drain {
                 0
             } else {
-                request.options.rate.unwrap_or(defaults.rate)
+                request.options.rate.unwrap_or(bench.default_rate())
             },
             warmup_s: if drain {
                 0
             } else {
                 request.options.warmup.unwrap_or(defaults.warmup_s)
             },
+            // The warm-up lasts until the product is steady unless
+            // `--warmup` fixed it; a drain, an unpaced run (never steady
+            // against no schedule) and an ETL run keep a fixed one.
+            warmup_cap_s: (!drain
+                && request.options.warmup.is_none()
+                && request.options.rate.unwrap_or(bench.default_rate()) > 0
+                && !workload.is_etl())
+            .then_some(defaults.warmup_cap_s.max(defaults.warmup_s)),
             window_s,
             seed: defaults.seed,
             commit_interval_ms: own.run.commit_interval_ms.for_delivery(delivery),
@@ -648,7 +676,19 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
             config,
         });
     }
-    let session = BrokerSession::open(&bench.broker, &cache, &interrupt)?;
+    let mut session = BrokerSession::open(&bench.broker, &cache, &interrupt)?;
+    if let Some(local) = session.local() {
+        let warmed = runner::warm_if_cold(
+            local,
+            bench.broker.warmup_s(),
+            bench.iso_rate,
+            &cache,
+            &interrupt,
+        )?;
+        if warmed.is_some() {
+            session.info.warmed_s = warmed;
+        }
+    }
     // One ClickHouse for the batch, when its output lands there.
     let sink = if workload.is_etl() {
         Some(SinkSession::open(&bench.sink, &cache, &interrupt)?)
@@ -727,7 +767,7 @@ fn compare(suite: &Suite, args: CompareArgs) -> Result<i32> {
         let bench = suite.bench.with_settings(&spec.settings)?;
         Ok(BenchPoint {
             workload: &workload.name,
-            rate: args.rate.unwrap_or(bench.run.rate),
+            rate: args.rate.unwrap_or(bench.default_rate()),
             window_s: args.window.unwrap_or(bench.run.window_s),
             commit_policy: bench.run.commit_interval_ms,
             client: bench.client,
@@ -771,6 +811,7 @@ fn compare(suite: &Suite, args: CompareArgs) -> Result<i32> {
     }
     let (runs_a, runs_b) = (figures(&shared.a), figures(&shared.b));
     let pairing = paired::pair_by_round(&runs_a, &runs_b);
+    let tie_band = suite.bench.tolerances.tie_band;
     println!("B = {b} against A = {a} · {}", point_label(point));
     println!(
         "batch {} · {} round(s) paired{}",
@@ -791,50 +832,72 @@ fn compare(suite: &Suite, args: CompareArgs) -> Result<i32> {
         }
     );
     println!();
-    print_paired(&paired::compare_figures(&pairing.pairs));
+    print_paired(&paired::compare_figures(&pairing.pairs, tie_band), tie_band);
     Ok(0)
 }
 
-/// The paired figures as an aligned table on standard output.
-fn print_paired(figures: &[PairedFigure]) {
+/// The paired figures as an aligned table on standard output: for each,
+/// the paired rounds, the median ratio, its interval with the interval's
+/// coverage, the sign test's p and counts, and the verdict.
+fn print_paired(figures: &[PairedFigure], tie_band: f64) {
     println!(
-        "{:<16} {:>10}  {:<15}  verdict",
-        "figure", "B/A median", "min – max"
+        "{:<14} {:>2}  {:>10}  {:<24}  {:>6}  {:<16}  verdict",
+        "figure", "n", "B/A median", "interval (coverage)", "p", "worse/better/tie"
     );
     for figure in figures {
-        let range = match (
-            figure.rounds.iter().map(|r| r.ratio).reduce(f64::min),
-            figure.rounds.iter().map(|r| r.ratio).reduce(f64::max),
-        ) {
-            (Some(min), Some(max)) => format!("{min:.3} – {max:.3}"),
-            _ => "—".to_string(),
-        };
-        let (median, verdict) = match &figure.verdict {
-            Verdict::Separable { standing, ratios } => (
-                format!("{:.3}", ratios.median),
-                format!("B {} in every round", standing.as_str()),
-            ),
-            Verdict::NotSeparable => (
-                "—".to_string(),
-                "not separable: the sign flipped between rounds".to_string(),
-            ),
-            Verdict::NotComparable { reason } => {
-                ("—".to_string(), format!("not comparable: {reason}"))
+        let label = paired_label(figure.metric);
+        let Some(ratios) = figure.verdict.ratios() else {
+            if let Verdict::NotComparable { reason } = &figure.verdict {
+                println!(
+                    "{label:<14} {:>2}  {:>10}  {:<24}  {:>6}  {:<16}  not comparable: {reason}",
+                    "—", "—", "—", "—", "—"
+                );
             }
+            continue;
+        };
+        let interval = match &ratios.interval {
+            Some(i) => format!("{:.3} – {:.3} ({} %)", i.low, i.high, percent(i.coverage)),
+            None => "— (under 3 rounds)".to_string(),
+        };
+        let p = if ratios.sign.p < 0.001 {
+            "<0.001".to_string()
+        } else {
+            format!("{:.3}", ratios.sign.p)
+        };
+        let sign = format!(
+            "{}/{}/{}",
+            ratios.sign.worse, ratios.sign.better, ratios.sign.ties
+        );
+        let verdict = match &figure.verdict {
+            Verdict::Separable { standing, .. } => format!("B {}", standing.as_str()),
+            _ => format!("not separable: {}", ratios.not_separable_because()),
         };
         println!(
-            "{:<16} {:>10}  {:<15}  {verdict}",
-            paired_label(figure.metric),
-            median,
-            range
+            "{label:<14} {:>2}  {:>10.3}  {interval:<24}  {p:>6}  {sign:<16}  {verdict}",
+            ratios.n, ratios.median
         );
     }
+    println!();
+    println!(
+        "interval: order statistics of the per-round ratios, with the share of the time \
+         such an interval holds the median; p: exact one-sided sign test, a round within \
+         1 ± {tie_band} counting as a tie and left out; B is worse or better only when \
+         the interval is clear of 1 and p <= {}",
+        paired::SIGNIFICANCE
+    );
+}
+
+/// A share as a percentage with no trailing zeros: 0.9375 -> 93.75.
+fn percent(share: f64) -> String {
+    let text = format!("{:.2}", share * 100.0);
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 /// `suite regress`: the line at `--baseline` and as it is now, interleaved
-/// round by round in one batch; exit 1 when the current version is worse
-/// than the baseline on a paired figure, in every round, by more than the
-/// threshold. The command a release check calls.
+/// round by round in one batch, their order rotating; exit 1 when the
+/// current version is separably worse than the baseline on a paired figure
+/// (the interval on the worse side, sign-test p <= 0.05) and by more than
+/// the threshold at the median. The command a release check calls.
 fn regress(suite: &Suite, args: RegressArgs) -> Result<i32> {
     if !(args.threshold.is_finite() && args.threshold >= 0.0) {
         anyhow::bail!(
@@ -844,8 +907,9 @@ fn regress(suite: &Suite, args: RegressArgs) -> Result<i32> {
     }
     if args.repeat < MIN_REGRESS_ROUNDS {
         anyhow::bail!(
-            "--repeat {} is too few: a regression must hold in every round of at least \
-             {MIN_REGRESS_ROUNDS}, or one noisy run decides it",
+            "--repeat {} is too few: a sign test over fewer than {MIN_REGRESS_ROUNDS} rounds \
+             never reaches p <= 0.05, so no regression could be found; give --repeat \
+             {MIN_REGRESS_ROUNDS} or more",
             args.repeat
         );
     }
@@ -882,19 +946,20 @@ fn regress(suite: &Suite, args: RegressArgs) -> Result<i32> {
         .flatten()
         .filter(|r| r.batch_id == outcome.batch_id)
         .collect();
-    // Each round ran the baseline first, then the current version: the
-    // order tells them apart even when both report the same version.
+    // The batch's plan says which entry ran at each round's position: it
+    // tells the two apart even when both report the same version.
+    let plan = plan_runs(2, args.repeat);
     let (mut baseline, mut current) = (Vec::new(), Vec::new());
-    let mut seen_in_round: std::collections::BTreeMap<u32, usize> = Default::default();
     for record in &batch {
-        let round = record.round.unwrap_or(1);
-        let position = seen_in_round.entry(round).or_default();
-        let side = if *position == 0 {
-            &mut baseline
-        } else {
-            &mut current
+        let entry = plan
+            .iter()
+            .find(|p| Some(p.round) == record.round && Some(p.position) == record.position)
+            .map(|p| p.line);
+        let side = match entry {
+            Some(0) => &mut baseline,
+            Some(_) => &mut current,
+            None => continue,
         };
-        *position += 1;
         if let Some(figures) = RunFigures::from_record(record) {
             side.push(figures);
         }
@@ -909,8 +974,9 @@ fn regress(suite: &Suite, args: RegressArgs) -> Result<i32> {
         pairing.pairs.len()
     );
     println!();
-    let figures = paired::compare_figures(&pairing.pairs);
-    print_paired(&figures);
+    let tie_band = suite.bench.tolerances.tie_band;
+    let figures = paired::compare_figures(&pairing.pairs, tie_band);
+    print_paired(&figures, tie_band);
     println!();
     if pairing.pairs.len() < MIN_REGRESS_ROUNDS as usize {
         eprintln!(
@@ -924,29 +990,39 @@ fn regress(suite: &Suite, args: RegressArgs) -> Result<i32> {
     let regressions: Vec<String> = figures
         .iter()
         .filter_map(|f| {
-            paired::regression(f, threshold)
-                .map(|change| format!("{} {:+.1} %", paired_label(f.metric), change * 100.0))
+            let p = f.verdict.ratios().map_or(1.0, |r| r.sign.p);
+            paired::regression(f, threshold).map(|change| {
+                format!(
+                    "{} {:+.1} % (p {p:.3})",
+                    paired_label(f.metric),
+                    change * 100.0
+                )
+            })
         })
         .collect();
     if regressions.is_empty() {
         println!(
-            "no regression: no paired figure is worse in every round and by more than {} % \
-             at the median",
-            args.threshold
+            "no regression: no paired figure is worse by more than {} % at the median with \
+             its interval on the worse side and p <= {}",
+            args.threshold,
+            paired::SIGNIFICANCE
         );
         Ok(outcome.exit_code())
     } else {
         eprintln!(
-            "REGRESSION: worse in every round and by more than {} % at the median: {}",
+            "REGRESSION: worse by more than {} % at the median, interval on the worse side, \
+             p <= {}: {}",
             args.threshold,
+            paired::SIGNIFICANCE,
             regressions.join(", ")
         );
         Ok(1)
     }
 }
 
-/// The fewest rounds a regression check judges from.
-const MIN_REGRESS_ROUNDS: u32 = 3;
+/// The fewest rounds a regression check judges from: an exact one-sided
+/// sign test reaches p <= 0.05 only from 5 rounds on (1/32 when all agree).
+const MIN_REGRESS_ROUNDS: u32 = 5;
 
 /// The label of a figure of [`paired::PAIRED_METRICS`].
 fn paired_label(metric: &str) -> &str {
@@ -1091,6 +1167,7 @@ mod tests {
             start_us: 1_000_000,
             window_start_us: 11_000_000,
             end_us: 41_000_000,
+            window_file: None,
             max_records: None,
             summary: Some(PathBuf::from("/tmp/run/gendata.json")),
             avro_events: None,
@@ -1106,12 +1183,69 @@ mod tests {
             avro_events: Some(20),
             ..paced.clone()
         };
-        for plan in [paced, drain, avro] {
+        // The window announced at run time: the plan's window start is then
+        // the schedule's, as the command fills it in.
+        let announced = GendataPlan {
+            window_start_us: paced.start_us,
+            window_file: Some(PathBuf::from("/tmp/run/window.json")),
+            ..paced.clone()
+        };
+        for plan in [paced, drain, avro, announced] {
             let argv = std::iter::once("suite".to_string()).chain(plan.command_args());
             let Command::Gendata(args) = Cli::parse_from(argv).command else {
                 panic!("not a gendata command: {:?}", plan.command_args());
             };
             assert_eq!(gendata_plan(args), plan);
         }
+    }
+
+    /// The probe takes its window from the command line or from a window
+    /// file, never both.
+    #[test]
+    fn the_probe_takes_fixed_bounds_or_a_window_file() {
+        let base = [
+            "suite",
+            "probe",
+            "--bootstrap",
+            "b:1",
+            "--topic",
+            "out",
+            "--floor-topic",
+            "floor",
+        ];
+        let plan = |extra: &[&str]| {
+            let argv = base.iter().chain(extra).copied();
+            let Command::Probe(args) = Cli::try_parse_from(argv)?.command else {
+                panic!("not a probe command");
+            };
+            probe_plan(args)
+        };
+        let fixed = plan(&["--window-start-us", "5", "--window-end-us", "9"]).unwrap();
+        assert_eq!(
+            fixed.window,
+            WindowSource::Fixed(WindowAnnouncement {
+                start_us: 5,
+                end_us: 9
+            })
+        );
+        assert_eq!(fixed.interval_us, 1_000_000);
+        let announced = plan(&["--window-file", "/tmp/w.json", "--interval-ms", "500"]).unwrap();
+        assert_eq!(
+            announced.window,
+            WindowSource::Announced(PathBuf::from("/tmp/w.json"))
+        );
+        assert_eq!(announced.interval_us, 500_000);
+        assert!(plan(&[]).is_err());
+        assert!(plan(&["--window-start-us", "5"]).is_err());
+        assert!(plan(&["--window-start-us", "9", "--window-end-us", "5"]).is_err());
+        assert!(plan(&[
+            "--window-file",
+            "/tmp/w.json",
+            "--window-start-us",
+            "5",
+            "--window-end-us",
+            "9"
+        ])
+        .is_err());
     }
 }

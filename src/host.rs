@@ -86,7 +86,60 @@ impl HostInfo {
             })
             && agree(&self.machine_id_hash, &other.machine_id_hash, |a, b| a == b)
     }
+
+    /// What tells hosts apart on a page: CPU model, cores and kernel
+    /// (`AMD EPYC 7B13 · 2 cores · kernel 6.18.44`). Never the hostname
+    /// alone: every VM here is named `vm`.
+    pub fn label(&self) -> String {
+        self.label_with(&[])
+    }
+
+    /// This host's label among `hosts`: [`HostInfo::label`], and as many of
+    /// threads, clock, memory, machine and hostname (in that order) as it
+    /// takes for no two different hosts of `hosts` to read alike. Every
+    /// host of `hosts` is labelled with the same fields.
+    pub fn label_among(&self, hosts: &[&HostInfo]) -> String {
+        let mut fields: Vec<usize> = Vec::new();
+        for extra in 0..EXTRA_FIELDS {
+            let clash = hosts.iter().enumerate().any(|(i, a)| {
+                hosts[i + 1..]
+                    .iter()
+                    .any(|b| !a.same_host(b) && a.label_with(&fields) == b.label_with(&fields))
+            });
+            if !clash {
+                break;
+            }
+            fields.push(extra);
+        }
+        self.label_with(&fields)
+    }
+
+    /// The label with the extra fields numbered `extra` (see
+    /// [`HostInfo::label_among`]).
+    fn label_with(&self, extra: &[usize]) -> String {
+        let mut parts = vec![
+            self.cpu_model.clone(),
+            format!("{} cores", self.cores),
+            format!("kernel {}", self.kernel),
+        ];
+        for field in extra {
+            parts.extend(match field {
+                0 => self.threads.map(|t| format!("{t} threads")),
+                1 => self.cpu_mhz.map(|mhz| format!("{mhz} MHz")),
+                2 => Some(format!("{} MB", self.memory_mb)),
+                3 => self
+                    .machine_id_hash
+                    .as_deref()
+                    .map(|id| format!("machine {}", id.get(..8).unwrap_or(id))),
+                _ => Some(format!("hostname {}", self.hostname)),
+            });
+        }
+        parts.join(" · ")
+    }
 }
+
+/// The fields [`HostInfo::label_among`] may add to a label.
+const EXTRA_FIELDS: usize = 5;
 
 fn cpu_model(cpuinfo: &str) -> Option<String> {
     cpuinfo_values(cpuinfo, "model name")
@@ -226,6 +279,46 @@ mod tests {
             assert!(!base.same_host(&other), "change {i}");
             assert!(!other.same_host(&base), "change {i}, other way");
         }
+    }
+
+    #[test]
+    fn hosts_of_one_name_are_labelled_by_cpu_cores_and_kernel() {
+        let amd = host("6.18.44");
+        let mut intel = host("6.18.44");
+        intel.cpu_model = "Intel Xeon Platinum 8375C".into();
+        assert_eq!(amd.label(), "AMD EPYC · 2 cores · kernel 6.18.44");
+        assert_ne!(amd.label(), intel.label());
+        assert!(
+            !amd.label().contains("vm"),
+            "the hostname tells nothing here"
+        );
+        let hosts = [&amd, &intel];
+        assert_eq!(amd.label_among(&hosts), amd.label());
+        assert_eq!(
+            intel.label_among(&hosts),
+            "Intel Xeon Platinum 8375C · 2 cores · kernel 6.18.44"
+        );
+    }
+
+    #[test]
+    fn hosts_alike_in_cpu_cores_and_kernel_are_told_apart_by_more() {
+        let a = host("6.18.44");
+        let mut b = host("6.18.44");
+        b.memory_mb = 16000;
+        let hosts = [&a, &b];
+        let (la, lb) = (a.label_among(&hosts), b.label_among(&hosts));
+        assert_ne!(la, lb);
+        assert!(
+            la.ends_with(" · 24105 MB") && lb.ends_with(" · 16000 MB"),
+            "{la} / {lb}"
+        );
+        let mut c = host("6.18.44");
+        c.machine_id_hash = Some("99887766aabbccdd".into());
+        let hosts = [&a, &c];
+        assert!(a.label_among(&hosts).ends_with("machine 00112233"));
+        assert!(c.label_among(&hosts).ends_with("machine 99887766"));
+        // one host, or two records of one host: the short label
+        assert_eq!(a.label_among(&[&a, &a.clone()]), a.label());
     }
 
     #[test]

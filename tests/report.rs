@@ -5,7 +5,10 @@
 //! repeated records on an exactly-once line, an at-least-once broker
 //! restart, a sanity warning, a line no product describes, and an empty folder;
 //! three bench points (20,000/s, 1,000/s, and another window), a two-line
-//! batch at 1,000/s and a pair measured only at different points. For the
+//! batch at 1,000/s and a pair measured only at different points; at the
+//! iso point a 5-round interleaved batch of an exactly-once / at-least-once
+//! pair beside their older batches and a single run, and the same pair in 3
+//! rounds on a second host of the same name with another CPU. For the
 //! Avro pipeline page: a CPU rig batch of nine arms, and avro-etl runs of
 //! three Avro arms (two repeated), the raw arm and a failed arm.
 
@@ -37,11 +40,15 @@ fn pages_show_every_kind_of_run() {
     );
     // minijinja's HTML escaping writes `/` as `&#x2f;`
     let index = &pages[0].1.replace("&#x2f;", "/");
-    // The matrix: each line's newest batch at its page's compared point, or
-    // why there is none.
+    // The iso point's host, as every point of a page with two hosts names it.
+    const AMD: &str = " · host AMD EPYC · 2 cores · kernel 6.18.44-fc-v782";
+    // The matrix: each line's newest batch at its page's compared point with
+    // its n and interval, the regime of a line that did not keep up there,
+    // or why there is none.
     for expected in [
         "Workloads × lines",
-        "<td title=\"added_p50_ms, us_cpu_per_record: median of 3 run(s) of the newest batch at 20,000/s · 30 s window; newest 20261130T053440Z-rustpipe-a102\">20.0 ms · 6.95 µs</td>",
+        &format!("<td title=\"added_p50_ms, us_cpu_per_record: median of 5 run(s) of the newest batch at 20,000/s · 30 s window{AMD}; newest 20261130T071600Z-rustpipe-rrrr5\">20.2 ms · 7.00 µs<span class=\"ci\">n = 5 · 93.75 %: 19.5 – 21.1 · 6.80 – 7.20</span></td>"),
+        ">saturated</td>",
         "<td class=\"na\">not run</td>",
         ">212,814 rows/s · —<",
         "title=\"fakeflow does not implement avro-etl (products/fakeflow/product.yaml)\">not supported<",
@@ -57,7 +64,7 @@ fn pages_show_every_kind_of_run() {
         "fakeflow-eos exited (exit status: 1)",
         "brand-new-flag",
         "4,210 ms",
-        "⚠ off: rustpipe-eos at 20,000/s · 30 s window (selectivity 0.4127 vs 0.2885 expected; 3 of 1100 records have wrong derived fields)",
+        &format!("⚠ off: rustpipe-eos at 20,000/s · 30 s window{AMD} (selectivity 0.4127 vs 0.2885 expected; 3 of 1100 records have wrong derived fields)"),
         "band-red",
         "drain of 300,000 records",
         // rustpipe on two versions at the default point: the newer one is
@@ -67,14 +74,13 @@ fn pages_show_every_kind_of_run() {
         "read capacity",
         "262,144",
         "not verified: incomplete",
-        "Not verified: fakeflow at 20,000/s · 30 s window, legacy at 20,000/s · 30 s window, \
-         rustpipe at 1,000/s · 30 s window, \
-         fakeflow-eos at 20,000/s · 30 s window · commits every 1000 ms exactly-once, 1000 ms at-least-once.",
+        &format!("Not verified: fakeflow at 20,000/s · 30 s window{AMD}, rustpipe at 20,000/s · 30 s window{AMD}, \
+         legacy at 20,000/s · 30 s window{AMD}, rustpipe at 1,000/s · 30 s window{AMD}, "),
         "not described in products/",
         // one section per point, the run defaults first
-        "20,000/s · 30 s window (run defaults, iso rate)",
-        "1,000/s · 30 s window</h2>",
-        "20,000/s · 60 s window</h2>",
+        &format!("20,000/s · 30 s window{AMD} (run defaults, iso rate)"),
+        &format!("1,000/s · 30 s window{AMD}</h2>"),
+        &format!("20,000/s · 60 s window{AMD}</h2>"),
         "Exactly-once lines",
         "At-least-once lines",
         "µs",
@@ -127,13 +133,15 @@ fn pages_show_every_kind_of_run() {
         .and_then(|s| s.split(r#"<h2 id="point-1">"#).next())
         .unwrap();
     assert!(
-        latency.contains(">35.9<") && !latency.contains(">32.3<"),
+        latency.contains(">36.2<") && !latency.contains(">32.3<"),
         "{latency}"
     );
-    assert!(workload.contains(
-        "20,000/s · 30 s window · commits every 1000 ms exactly-once, 1000 ms at-least-once</h2>"
-    ));
-    assert!(order("(run defaults, iso rate)</h2>") < order("1,000/s · 30 s window</h2>"));
+    assert!(workload.contains(&format!(
+        "20,000/s · 30 s window · commits every 1000 ms exactly-once, 1000 ms at-least-once{AMD}</h2>"
+    )));
+    assert!(
+        order("(run defaults, iso rate)</h2>") < order(&format!("1,000/s · 30 s window{AMD}</h2>"))
+    );
     // The eos and alos lines of one batch at 1,000/s are interleaved; at
     // 20,000/s they ran in two batches.
     let cost = workload
@@ -148,7 +156,27 @@ fn pages_show_every_kind_of_run() {
             .to_string()
     };
     assert!(row_of("1,000/s").contains("interleaved"));
-    assert!(row_of("20,000/s · 30 s").contains("separately"));
+    // The 5 rounds at the iso point: the median of the per-round ratios
+    // with its interval; the 3 rounds on the Intel host decide nothing.
+    let iso = row_of(&format!("20,000/s · 30 s window{AMD}"));
+    for expected in [
+        "5 paired rounds",
+        ">5 paired rounds<span class=\"ci\">93.75 % intervals</span>",
+        ">-11.2 %<span class=\"ci\">-11.6 % – -10.5 %</span>",
+        "interleaved",
+    ] {
+        assert!(iso.contains(expected), "{expected}: {iso}");
+    }
+    let intel = row_of("host Intel Xeon Platinum 8375C · 2 cores");
+    for expected in [
+        "3 paired rounds",
+        ">3 paired rounds<span class=\"ci\">75 % intervals</span>",
+        ">not separable<span class=\"ci\">-11.7 % – +2.6 %</span>",
+    ] {
+        assert!(intel.contains(expected), "{expected}: {intel}");
+    }
+    // A change of single runs is drawn lighter.
+    assert!(row_of("1,000/s").contains("<td class=\"single\""));
     let fakeflow = cost
         .split("<tr>")
         .find(|row| row.contains("fakeflow-eos"))
@@ -158,6 +186,79 @@ fn pages_show_every_kind_of_run() {
     for (name, html) in &pages {
         insta::assert_snapshot!(format!("fixture_{name}"), html);
     }
+}
+
+#[test]
+fn pages_say_how_sure_each_figure_is() {
+    let pages = fixture_pages();
+    let workload = page(&pages, "stateless.html");
+    const AMD: &str = " · host AMD EPYC · 2 cores · kernel 6.18.44-fc-v782";
+    let section = |from: &str, to: &str| {
+        workload
+            .split(from)
+            .nth(1)
+            .and_then(|s| s.split(to).next())
+            .unwrap_or_else(|| panic!("no section from {from}"))
+            .to_string()
+    };
+    // The summary: the 5-round batch heads it with its n and interval.
+    let summary = section(r#"<section class="summary""#, "</section>");
+    for expected in [
+        "rustpipe-eos 0.1.0: 29.8 ms <span class=\"certainty\">[n = 5 · 93.75 %: 28.7 – 30.6 ms]</span>",
+        "<dt>cost of exactly-once, rustpipe</dt><dd>rows/s per core -11.2 %, CPU / record 7.00 → 7.90 µs",
+        "[5 paired rounds · 93.75 %: -11.6 % – -10.5 %]",
+    ] {
+        assert!(summary.contains(expected), "{expected}: {summary}");
+    }
+    // The iso point's tables: n for every row with the coverage of its
+    // intervals, 93.75 % at five runs and never called 95 %; an interval
+    // under each headline figure; the single run marked as such; the
+    // saturated line listed, not in the table.
+    let latency = section(r#"<h2 id="latency">"#, r#"<h2 id="point-1">"#);
+    assert!(latency.contains(">5<span class=\"ci\">93.75 % intervals</span></td>"));
+    assert!(
+        latency.contains("<span class=\"repeat\">36.2</span><span class=\"ci\">35.1 – 37.0</span>")
+    );
+    let tables = latency.split("<details").next().unwrap();
+    assert!(!tables.contains("95 % interval"), "{tables}");
+    let intel = section(r#"<h2 id="point-4">"#, r#"<h2 id="point-5">"#);
+    assert!(intel.contains(">3<span class=\"ci\">75 % intervals</span></td>"));
+    assert!(latency.contains(
+        "<tr><td>legacy 0.9</td><td class=\"single\" title=\"one run of batch 20261130T054500Z-batch-gggg: no median, no interval\">single run</td>"
+    ));
+    assert!(
+        latency.contains("<td class=\"band-yellow single\""),
+        "a single run's figure is lighter"
+    );
+    let iso = section(r#"<h2 id="point-1">"#, r#"<h2 id="point-2">"#);
+    assert!(iso.contains(
+        "Not in this table (efficiency only where a line kept up): fakeflow 2.0.1 (saturated, consumed 12,000/s: its capacity here; flagged brand-new-flag, host-saturated, verification-incomplete)."
+    ));
+    assert!(
+        !iso.contains("<tr><td title=\"brand-new-flag"),
+        "the saturated line heads a row"
+    );
+    // Older batches of the line at the point: the newest named, the spread
+    // of the others' medians given.
+    assert!(iso.contains(
+        "rustpipe: newest batch 20261130T070000Z-batch-rrrr shown (5 runs); 2 older batches of 0.1.0 at this point, their medians: consumed/s 19,989 – 39,978, rows/s per core 143,807 – 287,615, CPU / record 6.95 – 13.91 µs."
+    ), "{iso}");
+    assert!(iso.contains("rustpipe-eos: newest batch 20261130T070000Z-batch-rrrr shown (5 runs); 1 older batch of 0.1.0 at this point, its medians:"));
+    // The draining line leaves the table of its point, which says so.
+    assert!(workload.contains("<p class=\"empty\">no line kept up here</p>\n<p class=\"note\">Not in this table (efficiency only where a line kept up): fakeflow-eos 2.0.1 (draining).</p>"));
+    // Two hosts named vm: told apart by their CPU in the header, the
+    // section titles and every row that mixes them.
+    for expected in [
+        "<dd>AMD EPYC · 2 cores · 24,105 MB · kernel 6.18.44-fc-v782 (vm)<br>Intel Xeon Platinum 8375C · 2 cores · 24,105 MB · kernel 6.18.44-fc-v782 (vm)</dd>",
+        "<h2 id=\"point-4\">20,000/s · 30 s window · host Intel Xeon Platinum 8375C · 2 cores · kernel 6.18.44-fc-v782</h2>",
+        &format!("<h2 id=\"point-1\">20,000/s · 30 s window{AMD} (run defaults, iso rate)</h2>"),
+    ] {
+        assert!(workload.contains(expected), "missing `{expected}`");
+    }
+    assert!(
+        !workload.contains("host vm"),
+        "a host named by its hostname alone"
+    );
 }
 
 /// Every page rendered from the fixture results.
@@ -337,4 +438,29 @@ fn the_report_and_export_commands_write_pages_and_tables() {
         String::from_utf8_lossy(&unknown.stderr).contains("no run `no-such-run`"),
         "{unknown:?}"
     );
+}
+
+/// Each line's latency over time, p50 and p99 per interval on a log axis,
+/// is drawn beside the per-second rates of its point: only the 1,000/s
+/// point's rustpipe run of the fixture has a latency series.
+#[test]
+fn latency_over_time_is_drawn_beside_the_rates() {
+    let pages = fixture_pages();
+    let workload = page(&pages, "stateless.html");
+    for title in ["latency p50 over time", "latency p99 over time"] {
+        let caption = format!("<figcaption>{title}</figcaption>");
+        assert_eq!(workload.matches(&caption).count(), 1, "{title}");
+        let chart = workload.split(&caption).nth(1).unwrap();
+        let svg = chart.split("</svg>").next().unwrap();
+        assert!(svg.contains("(ms, log)"), "{title}: no log axis");
+        assert_eq!(svg.matches("<polyline").count(), 1, "{title}: one line");
+        let charts = workload.split(&caption).next().unwrap();
+        let cpu = charts
+            .rfind("<figcaption>product CPU</figcaption>")
+            .unwrap();
+        assert!(
+            !charts[cpu..].contains("<h2"),
+            "{title}: not in the same point as the rates"
+        );
+    }
 }

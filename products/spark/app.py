@@ -19,8 +19,9 @@ every BENCH_COMMIT_INTERVAL_MS it commits the end offsets of the newest
 finished batch (whose output the sink has flushed and had acknowledged) to
 BENCH_GROUP_ID with a Kafka consumer of its own. The suite's client profile
 (BENCH_FETCH_MIN_BYTES, ..., BENCH_COMPRESSION) goes to the source's and the
-sink's Kafka clients as kafka.-prefixed options. Once the query is active,
-prints "effective client config: {JSON}" (the options parsed back by
+sink's Kafka clients as kafka.-prefixed options. Once the query can
+process (its first batch has finished, or its first trigger found the input
+empty), prints "effective client config: {JSON}" (the options parsed back by
 kafka-clients' ConsumerConfig and ProducerConfig) and then "spark ready".
 SIGTERM stops the query, commits its last finished batch and stops Spark.
 """
@@ -188,6 +189,21 @@ def stateless(source):
     return enriched.select(F.to_json(F.struct(*enriched.columns)).alias("value"))
 
 
+def wait_until_first_trigger(query, stop):
+    """Returns once the query can process: its first batch has finished (on
+    an empty input, batch 0 plans the source's starting offsets and reads
+    nothing), or its first trigger found no data to wait for. start() alone
+    returns before the source exists, and a ready line printed then let the
+    load pile up while Spark was still planning."""
+    while not stop.wait(0.05):
+        if not query.isActive:
+            raise SystemExit(f"spark: the query stopped: {query.exception()}")
+        if query.lastProgress is not None:
+            return
+        if query.status["message"].startswith("Waiting for data"):
+            return
+
+
 def log_cadence(query):
     """Logs the cadence of the query's recent batches that had input (Spark
     keeps the progress of the last 100) on standard error: the median of
@@ -308,6 +324,7 @@ def main():
         # active); it then creates its source and reads from the earliest
         # offset, so no record is missed however late that is.
         query = writer.start()
+        wait_until_first_trigger(query, stop)
         print(CONFIG_LINE + json.dumps(config), flush=True)
         print(READY_LINE, flush=True)
         while not stop.wait(commit_interval_ms / 1000.0):

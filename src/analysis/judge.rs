@@ -14,7 +14,9 @@ use crate::results::{
     Series, Verification, VerificationVerdict,
 };
 
+use super::flow_checks::{flow_disagreements, FlowFigures};
 use super::sanity::{judge_sanity, SanityInputs};
+use super::steady;
 use super::window::{self, OffsetRead, Sample};
 use super::{
     added_over_floor, classify, rows_per_s_per_core, rows_per_s_per_gb, us_cpu_per_record,
@@ -132,6 +134,35 @@ pub fn judge(m: &JudgeInputs<'_>) -> Judgement {
         }
     };
     let regime = classify(flow.drift, m.tolerances.lag_drift);
+    let offered_per_s = m.gendata.window_records as f64 / window_s;
+    let output_per_s = m.probe.output.count as f64 / window_s;
+    let consumed = flow.consumed.round() as u64;
+    let expected_selectivity = (m.config.input_partitions == 1)
+        .then(|| {
+            m.workload.expected_selectivity(
+                m.config.seed,
+                m.schedule,
+                flow.committed_first,
+                flow.committed_first + consumed,
+            )
+        })
+        .flatten();
+    // A run with a crash injected has its flow disturbed by design.
+    let disagreements = if m.chaos {
+        Vec::new()
+    } else {
+        flow_disagreements(&FlowFigures {
+            flow: &flow,
+            window_s,
+            regime,
+            offered_per_s,
+            output_per_s: Some(output_per_s),
+            expected_selectivity,
+            offered_vs_input: m.tolerances.offered_vs_input,
+            output_vs_consumed: m.tolerances.output_vs_consumed,
+            lag_drift: m.tolerances.lag_drift,
+        })
+    };
     let resources = Resources {
         product: window::summarize(window, m.ticks_per_s, |r| Some(&r.product)),
         broker: window::summarize(window, m.ticks_per_s, |r| r.broker.as_ref()),
@@ -177,21 +208,34 @@ pub fn judge(m: &JudgeInputs<'_>) -> Judgement {
             m.gendata.delivery_errors
         ));
     }
+    // A keep-up window whose CPU per record moved between its first and
+    // last thirds was still warming up (or cooling down).
+    if regime == Regime::KeepUp {
+        if let Some(thirds) = steady::cpu_thirds(window, m.ticks_per_s) {
+            let us = |s: f64| s * 1e6;
+            j.put(
+                "cpu_per_record_first_third_us",
+                us(thirds.first),
+                "us",
+                Better::Lower,
+            );
+            j.put(
+                "cpu_per_record_last_third_us",
+                us(thirds.last),
+                "us",
+                Better::Lower,
+            );
+            if thirds.differ(m.tolerances.window_thirds_cpu) {
+                j.flags.push(flag::NOT_STEADY);
+            }
+        }
+    }
 
     // throughput and regime
-    j.put(
-        "offered_per_s",
-        m.gendata.window_records as f64 / window_s,
-        RATE,
-        Better::Higher,
-    );
+    j.put("offered_per_s", offered_per_s, RATE, Better::Higher);
     j.put("consumed_per_s", flow.consumed_per_s, RATE, Better::Higher);
-    j.put(
-        "output_per_s",
-        m.probe.output.count as f64 / window_s,
-        RATE,
-        Better::Higher,
-    );
+    j.put("input_per_s", flow.input_per_s, RATE, Better::Higher);
+    j.put("output_per_s", output_per_s, RATE, Better::Higher);
     j.put(
         "unreadable_output_records",
         m.probe.unreadable as f64,
@@ -352,21 +396,11 @@ pub fn judge(m: &JudgeInputs<'_>) -> Judgement {
         Verified::Checked(checked) => (checked.content, checked.figures.clone()),
         Verified::Skipped(_) => ((0, 0), BTreeMap::new()),
     };
-    let consumed = flow.consumed.round() as u64;
     let sanity = judge_sanity(SanityInputs {
         spec: m.workload.sanity(),
         output: out.count,
         consumed,
-        expected_selectivity: (m.config.input_partitions == 1)
-            .then(|| {
-                m.workload.expected_selectivity(
-                    m.config.seed,
-                    m.schedule,
-                    flow.committed_first,
-                    flow.committed_first + consumed,
-                )
-            })
-            .flatten(),
+        expected_selectivity,
         tolerance: m.tolerances.selectivity,
         content,
         figures,
@@ -377,10 +411,51 @@ pub fn judge(m: &JudgeInputs<'_>) -> Judgement {
     j.sanity = Some(sanity);
     put_verification(&mut j, m.verified);
 
+    withhold_if_inconsistent(&mut j, &disagreements);
     j.regime = Some(regime);
     j.series = Some(window::series(m.samples, m.window_start_us, m.ticks_per_s));
+    // latency over time: a stall is a flag the page shows; it withholds nothing
+    if let (Some(latency), Some(series)) = (&m.probe.intervals, &j.series) {
+        let stalls = super::latency_over_time::judge_stalls(latency, series).count();
+        j.put("stalls", stalls as f64, "intervals", Better::Lower);
+        if stalls > 0 {
+            j.flags.push(flag::STALLS);
+        }
+    }
     j.resources = Some(resources);
     j
+}
+
+/// The figures a run whose flow figures disagree does not quote: its
+/// capacity (consumed/s), what is per record consumed, and its latency.
+const FLOW_DEPENDENT: [&str; 4] = [
+    "consumed_per_s",
+    "rows_per_s_per_core",
+    "us_cpu_per_record",
+    "rows_per_s_per_gb",
+];
+
+/// Flags `inconsistent-flow` and takes out the figures that lean on the
+/// flow, each with the disagreements as its reason.
+fn withhold_if_inconsistent(j: &mut Judgement, disagreements: &[String]) {
+    if disagreements.is_empty() {
+        return;
+    }
+    let why = format!("the flow figures disagree: {}", disagreements.join("; "));
+    j.flags.push(flag::INCONSISTENT_FLOW);
+    let latency: Vec<String> = j
+        .metrics
+        .keys()
+        .filter(|name| name.starts_with("latency_") || name.starts_with("added_"))
+        .cloned()
+        .collect();
+    for name in FLOW_DEPENDENT.iter().map(|n| n.to_string()).chain(latency) {
+        j.metrics.remove(&name);
+        j.not_applies(&name, &why);
+    }
+    // A reason already given (a saturated run's) still holds.
+    j.not_applicable.entry("latency".into()).or_insert(why);
+    j.not_applies("flow", &disagreements.join("; "));
 }
 
 /// CPU, memory and the efficiency figures of the product's tree, with
@@ -476,30 +551,68 @@ pub struct DrainSpan {
     pub end_us: Option<i64>,
     /// The highest committed offset seen.
     pub committed_max: u64,
+    /// Polls after the first that saw the committed offset move, up to
+    /// the end: the commits the drain is timed over.
+    pub commits: usize,
 }
 
 /// The drain's span from the polls of the committed offset; None when the
 /// product committed nothing.
 pub fn drain_span(progress: &[(i64, i64)], records: u64) -> Option<DrainSpan> {
-    let &(first_us, first) = progress.iter().find(|(_, c)| *c > 0)?;
+    let first_at = progress.iter().position(|(_, c)| *c > 0)?;
+    let (first_us, first) = progress[first_at];
     let end_us = progress
         .iter()
         .find(|(_, c)| *c >= 0 && *c as u64 >= records)
         .map(|&(at, _)| at);
     let committed_max = progress.iter().map(|&(_, c)| c.max(0) as u64).max()?;
+    let mut commits = 0;
+    let mut last = first;
+    for &(at, committed) in &progress[first_at + 1..] {
+        if end_us.is_some_and(|end| at > end) {
+            break;
+        }
+        if committed > last {
+            commits += 1;
+            last = committed;
+        }
+    }
     Some(DrainSpan {
         first_us,
         first_committed: first as u64,
         end_us,
         committed_max,
+        commits,
     })
+}
+
+/// Commits a drain must span after its first for its time to mean a rate:
+/// with fewer, the time is mostly the commit cadence's.
+pub const MIN_DRAIN_COMMITS: usize = 3;
+/// Commits the suggested drain size spans.
+const SUGGESTED_DRAIN_COMMITS: f64 = 10.0;
+
+/// A drain size, in records, that spans [`SUGGESTED_DRAIN_COMMITS`] commits
+/// at `per_s`, one commit every `cadence_s`; rounded up to two significant
+/// digits.
+fn drain_size_for(per_s: f64, cadence_s: f64) -> u64 {
+    let records = (per_s * cadence_s * SUGGESTED_DRAIN_COMMITS).max(1.0);
+    let unit = 10f64.powi(records.log10().floor() as i32 - 1).max(1.0);
+    ((records / unit).ceil() * unit) as u64
 }
 
 /// Drain capacity, records/s: the records committed from the first commit
 /// seen to the one that completed the backlog, over the seconds between the
 /// two. Records the first commit covers are left out: their time includes
 /// the product's start-up and its group join, which are no read capacity.
-pub fn drain_capacity(span: &DrainSpan, records: u64) -> Result<f64, String> {
+/// A drain over fewer than [`MIN_DRAIN_COMMITS`] commits is too short for
+/// the product's commit cadence: the reason says which size would measure.
+pub fn drain_capacity(
+    span: &DrainSpan,
+    records: u64,
+    ready_us: i64,
+    commit_interval_ms: u64,
+) -> Result<f64, String> {
     let Some(end_us) = span.end_us else {
         return Err(format!(
             "the product had committed {} of {records} records when the drain bound ran out",
@@ -507,12 +620,30 @@ pub fn drain_capacity(span: &DrainSpan, records: u64) -> Result<f64, String> {
         ));
     };
     let seconds = (end_us - span.first_us) as f64 / 1e6;
+    let interval_s = commit_interval_ms as f64 / 1000.0;
     if seconds <= 0.0 {
-        return Err(
-            "the first commit seen covered the whole backlog; use a larger --drain".to_string(),
-        );
+        // Everything was read between readiness and the first commit. The
+        // time to that commit includes start-up and the group join, so the
+        // rate it gives is a lower bound only; ten times the backlog is the
+        // least that can help.
+        let at_least = records as f64 / ((span.first_us - ready_us) as f64 / 1e6).max(1e-3);
+        let size = drain_size_for(at_least, interval_s).max(records.saturating_mul(10));
+        return Err(format!(
+            "the first commit seen covered the whole backlog of {records} records: the drain is \
+             too short for a commit every {commit_interval_ms} ms; use --drain {size} or more"
+        ));
     }
-    Ok(records.saturating_sub(span.first_committed) as f64 / seconds)
+    let per_s = records.saturating_sub(span.first_committed) as f64 / seconds;
+    if span.commits < MIN_DRAIN_COMMITS {
+        let cadence_s = (seconds / span.commits.max(1) as f64).max(interval_s);
+        return Err(format!(
+            "the drain spanned {} commit(s) after the first in {seconds:.2} s, too few to time \
+             it (at least {MIN_DRAIN_COMMITS}); use --drain {} or more",
+            span.commits,
+            drain_size_for(per_s, cadence_s)
+        ));
+    }
+    Ok(per_s)
 }
 
 /// Judges one drain run. A drain has no schedule and no window: the regime
@@ -543,7 +674,7 @@ pub fn judge_drain(m: &DrainInputs<'_>) -> Judgement {
     // the drain's span and its figures
     let span = drain_span(m.progress, m.records);
     let capacity = match &span {
-        Some(span) => drain_capacity(span, m.records),
+        Some(span) => drain_capacity(span, m.records, m.ready_us, m.config.commit_interval_ms),
         None => Err(format!(
             "the product committed nothing within the drain bound of {:.0} s",
             m.bound_s
@@ -560,13 +691,15 @@ pub fn judge_drain(m: &DrainInputs<'_>) -> Judgement {
             "s",
             Better::Lower,
         );
-        if let Some(end_us) = span.end_us {
-            j.put(
+        match (span.end_us, &capacity) {
+            (Some(end_us), Ok(_)) => j.put(
                 "drain_s",
                 (end_us - span.first_us) as f64 / 1e6,
                 "s",
                 Better::Lower,
-            );
+            ),
+            (_, Err(why)) => j.not_applies("drain_s", why),
+            (None, Ok(_)) => {}
         }
     }
     // The samples of the span: from the first commit on, up to the first
@@ -696,6 +829,17 @@ pub fn judge_etl(m: &EtlInputs<'_>) -> Judgement {
         }
     };
     let regime = classify(flow.drift, m.tolerances.lag_drift);
+    let disagreements = flow_disagreements(&FlowFigures {
+        flow: &flow,
+        window_s,
+        regime,
+        offered_per_s: m.gendata.window_records as f64 / window_s,
+        output_per_s: None,
+        expected_selectivity: None,
+        offered_vs_input: m.tolerances.offered_vs_input,
+        output_vs_consumed: m.tolerances.output_vs_consumed,
+        lag_drift: m.tolerances.lag_drift,
+    });
     let resources = Resources {
         product: window::summarize(window, m.ticks_per_s, |r| Some(&r.product)),
         broker: window::summarize(window, m.ticks_per_s, |r| r.broker.as_ref()),
@@ -805,6 +949,7 @@ pub fn judge_etl(m: &EtlInputs<'_>) -> Judgement {
         j.put("sink_mem_avg_mb", sink.mem_avg_mb, "MB", Better::Lower);
     }
     put_verification(&mut j, m.verified);
+    withhold_if_inconsistent(&mut j, &disagreements);
     j.regime = Some(regime);
     j.series = Some(window::series(m.samples, m.window_start_us, m.ticks_per_s));
     j.resources = Some(resources);
@@ -823,6 +968,12 @@ mod tests {
             selectivity: 0.25,
             generator_behind_ms: 100.0,
             host_busy_pct: 90.0,
+            offered_vs_input: 0.02,
+            output_vs_consumed: 0.25,
+            steady_rate: 0.05,
+            steady_cpu: 0.15,
+            window_thirds_cpu: 0.25,
+            tie_band: 0.01,
         }
     }
 
@@ -852,6 +1003,7 @@ mod tests {
         RunConfig {
             rate: 1000,
             warmup_s: 2,
+            warmup_cap_s: None,
             window_s,
             seed: 42,
             commit_interval_ms: 10,
@@ -898,6 +1050,7 @@ mod tests {
             floor: latency(floor, 5.0),
             unreadable: 0,
             lag: lag(0.0),
+            intervals: None,
         }
     }
 
@@ -1011,6 +1164,35 @@ mod tests {
         assert_eq!(j.series.unwrap().t_s.len(), 22);
     }
 
+    /// 1 s intervals of 290 records each, p99 30 ms but at `spike`.
+    fn latency_series(seconds: usize, spike: Option<usize>) -> crate::results::LatencySeries {
+        let mut s = crate::results::LatencySeries::new(1000);
+        for i in 0..seconds {
+            let p99 = if spike == Some(i) { 1000.0 } else { 30.0 };
+            s.t_s.push(i as f64 + 1.0);
+            s.count.push(290);
+            s.p50_ms.push(Some(20.0));
+            s.p99_ms.push(Some(p99));
+            s.max_ms.push(Some(p99));
+        }
+        s
+    }
+
+    #[test]
+    fn a_stall_is_counted_and_flagged_and_withholds_no_latency() {
+        let mut c = Crafted::new(10, |t| 1000.0 * t - 10.0);
+        c.probe.intervals = Some(latency_series(10, None));
+        let j = c.judge();
+        assert_eq!(value(&j, "stalls"), 0.0);
+        assert!(!j.flags.contains(&flag::STALLS));
+        c.probe.intervals = Some(latency_series(10, Some(6)));
+        let j = c.judge();
+        assert_eq!(value(&j, "stalls"), 1.0);
+        assert_eq!(j.metrics["stalls"].unit, "intervals");
+        assert!(j.flags.contains(&flag::STALLS), "{:?}", j.flags);
+        assert_eq!(value(&j, "latency_p50_ms"), 20.0);
+    }
+
     #[test]
     fn the_products_rss_and_uss_stand_beside_its_pss() {
         // Crafted trees hold 10 MB PSS, twice that RSS, half that USS.
@@ -1060,6 +1242,52 @@ mod tests {
         let j = Crafted::new(10, |t| 2000.0 * t - 20_000.0).judge();
         assert_eq!(j.regime, Some(Regime::Draining));
         assert!(j.not_applicable["latency"].contains("draining"));
+    }
+
+    #[test]
+    fn a_step_in_the_committed_offset_is_inconsistent_flow_and_quotes_nothing() {
+        // one commit seen, late in the window: the fit follows the step
+        let j = Crafted::new(10, |t| if t < 10.5 { 2000.0 } else { 4048.0 }).judge();
+        assert!(j.flags.contains(&flag::INCONSISTENT_FLOW), "{:?}", j.flags);
+        for name in ["consumed_per_s", "us_cpu_per_record", "rows_per_s_per_core"] {
+            assert!(!j.metrics.contains_key(name), "{name} quoted");
+            assert!(j.not_applicable[name].contains("flow figures disagree"));
+        }
+        assert!(!j
+            .metrics
+            .keys()
+            .any(|k| k.starts_with("latency_") || k.starts_with("added_")));
+        assert!(j.not_applicable["flow"].contains("moved 1 time(s)"));
+        assert!(j.not_applicable["flow"].contains("output/s"));
+        assert!(j.metrics.contains_key("offered_per_s"));
+        assert!(j.metrics.contains_key("output_per_s"));
+        // the same product committing every second agrees with itself
+        let j = Crafted::new(10, |t| 1000.0 * t.floor() - 10.0).judge();
+        assert!(
+            !j.flags.contains(&flag::INCONSISTENT_FLOW),
+            "{:?}",
+            j.not_applicable
+        );
+        assert!(j.metrics.contains_key("consumed_per_s"));
+    }
+
+    #[test]
+    fn a_window_whose_cpu_per_record_falls_is_not_steady() {
+        let mut c = Crafted::new(30, |t| 1000.0 * t - 10.0);
+        assert!(!c.judge().flags.contains(&flag::NOT_STEADY));
+        // CPU falling from 90 % to 40 % over the window, as a JVM compiling
+        let mut ticks = 0.0;
+        for (i, sample) in c.samples.iter_mut().enumerate() {
+            ticks += 90.0 - 50.0 * i as f64 / 32.0;
+            sample.product.ticks.insert((10, 1), ticks as u64);
+        }
+        let j = c.judge();
+        assert!(j.flags.contains(&flag::NOT_STEADY), "{:?}", j.flags);
+        let (first, last) = (
+            value(&j, "cpu_per_record_first_third_us"),
+            value(&j, "cpu_per_record_last_third_us"),
+        );
+        assert!(first > 1.5 * last, "{first} {last}");
     }
 
     #[test]
@@ -1298,11 +1526,43 @@ mod tests {
             *c = if *at >= 5_000_000 { 500_000 } else { -1001 };
         }
         let j = d.judge();
-        assert!(j.not_applicable["drain_capacity_per_s"].contains("larger --drain"));
+        let why = &j.not_applicable["drain_capacity_per_s"];
+        assert!(why.contains("use --drain 5000000 or more"), "{why}");
+        assert!(!j.metrics.contains_key("drain_s"), "no drain time of 0 s");
+        assert_eq!(&j.not_applicable["drain_s"], why);
         d.progress.iter_mut().for_each(|p| p.1 = -1001);
         let j = d.judge();
         assert!(j.not_applicable["drain_capacity_per_s"].contains("committed nothing"));
         assert!(!j.metrics.contains_key("drain_first_commit_s"));
+    }
+
+    #[test]
+    fn a_drain_over_too_few_commits_names_the_size_that_would_measure() {
+        // 200,000 records, commits every second: the first at 3 s covers
+        // 50,000, the next at 4 s the rest.
+        let mut d = CraftedDrain::new(200_000, 10.0);
+        for (at, c) in d.progress.iter_mut() {
+            *c = match *at {
+                t if t < 3_000_000 => -1001,
+                t if t < 4_000_000 => 50_000,
+                _ => 200_000,
+            };
+        }
+        d.config.commit_interval_ms = 1000;
+        let span = drain_span(&d.progress, 200_000).unwrap();
+        assert_eq!(span.commits, 1);
+        let j = d.judge();
+        let why = &j.not_applicable["drain_capacity_per_s"];
+        assert!(why.contains("1 commit(s)"), "{why}");
+        assert!(why.contains("use --drain 1500000 or more"), "{why}");
+        assert!(!j.metrics.contains_key("drain_s"));
+    }
+
+    #[test]
+    fn drain_sizes_are_rounded_up_to_two_digits() {
+        assert_eq!(drain_size_for(437_000.0, 1.0), 4_400_000);
+        assert_eq!(drain_size_for(150_000.0, 1.0), 1_500_000);
+        assert_eq!(drain_size_for(3.0, 0.01), 1);
     }
 
     #[test]

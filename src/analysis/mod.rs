@@ -4,10 +4,13 @@
 //! so all of it is unit-tested.
 
 pub mod etl;
+pub mod flow_checks;
 pub mod interval;
 pub mod judge;
+pub mod latency_over_time;
 pub mod paired;
 pub mod sanity;
+pub mod steady;
 pub mod window;
 
 use crate::results::Regime;

@@ -1,11 +1,14 @@
 //! Paired comparisons of two lines of one batch: the runs of one round met
-//! the same machine weather, so each round gives one ratio B / A per figure;
-//! the figure's verdict is the ratios' spread and whether B stood on the same
-//! side of A in every round. Pure: records in, verdicts out.
+//! the same machine weather, so each round gives one ratio B / A per figure.
+//! A figure's ratios are summarised by their median, a distribution-free
+//! interval from order statistics and an exact sign test, with a tie band so
+//! that equal is not "better"; the figure is separable only when the
+//! interval is clear of 1 and the sign test's p is at most 0.05. Pure:
+//! records in, verdicts out.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::{spread, Spread};
+use super::interval::{median_interval, median_interval_any_n, QuotedInterval};
 use crate::config::{ClientProfile, CommitIntervals, EtlConfig};
 use crate::host::HostInfo;
 use crate::results::{flag, Better, Metric, RunRecord, Status};
@@ -204,6 +207,22 @@ impl Standing {
             Standing::Worse => "worse",
         }
     }
+
+    /// Where a ratio B / A puts B, for a figure `better` in that direction;
+    /// None for a ratio of exactly 1.
+    fn of_ratio(ratio: f64, better: Better) -> Option<Standing> {
+        let higher = if ratio > 1.0 {
+            true
+        } else if ratio < 1.0 {
+            false
+        } else {
+            return None;
+        };
+        Some(match (higher, better) {
+            (true, Better::Higher) | (false, Better::Lower) => Standing::Better,
+            _ => Standing::Worse,
+        })
+    }
 }
 
 /// One round's ratio B / A.
@@ -213,16 +232,159 @@ pub struct RoundRatio {
     pub ratio: f64,
 }
 
+/// The largest sign-test p at which a ratio is separable (one-sided).
+pub const SIGNIFICANCE: f64 = 0.05;
+
+/// Whether 1 (no difference) lies inside `interval`.
+pub fn straddles_one(interval: &QuotedInterval) -> bool {
+    interval.low <= 1.0 && interval.high >= 1.0
+}
+
+/// The exact sign test over the paired rounds: on which side of A each
+/// round put B, rounds within the tie band left out.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SignTest {
+    pub better: usize,
+    pub worse: usize,
+    /// Rounds whose ratio lies within 1 ± the tie band: neither side.
+    pub ties: usize,
+    /// One-sided p of B standing on its majority side at least this often
+    /// by chance: P(X >= k), X ~ Binomial(better + worse, 1/2), k the
+    /// majority's count; 1 when every round is a tie.
+    pub p: f64,
+}
+
+impl SignTest {
+    /// The test over `ratios` (B / A) of a figure `better` in one
+    /// direction; a ratio within 1 ± `tie_band` is a tie.
+    pub fn of_ratios(ratios: &[f64], better: Better, tie_band: f64) -> SignTest {
+        let (mut b, mut w, mut ties) = (0, 0, 0);
+        for &ratio in ratios {
+            match Standing::of_ratio(ratio, better) {
+                _ if (ratio - 1.0).abs() <= tie_band => ties += 1,
+                Some(Standing::Better) => b += 1,
+                Some(Standing::Worse) => w += 1,
+                None => ties += 1,
+            }
+        }
+        SignTest {
+            better: b,
+            worse: w,
+            ties,
+            p: sign_test_p(b.max(w), b + w),
+        }
+    }
+
+    /// The side more rounds put B on; None when neither has more.
+    pub fn majority(&self) -> Option<Standing> {
+        match self.better.cmp(&self.worse) {
+            std::cmp::Ordering::Greater => Some(Standing::Better),
+            std::cmp::Ordering::Less => Some(Standing::Worse),
+            std::cmp::Ordering::Equal => None,
+        }
+    }
+}
+
+/// P(X >= k) for X ~ Binomial(n, 1/2): the exact one-sided sign-test p of
+/// k rounds of n on one side. 1 for n = 0.
+pub fn sign_test_p(k: usize, n: usize) -> f64 {
+    if n == 0 {
+        return 1.0;
+    }
+    let total = 2f64.powi(n as i32);
+    let mut at_least = 0.0; // P(X >= k) * 2^n
+    let mut choose = 1.0; // C(n, i), from i = n down
+    for i in (0..=n).rev() {
+        if i < k {
+            break;
+        }
+        at_least += choose;
+        choose = choose * i as f64 / (n - i + 1) as f64;
+    }
+    at_least / total
+}
+
+/// A figure's per-round ratios, summarised: how many, their median, the
+/// interval and the sign test.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RatioSummary {
+    /// Paired rounds.
+    pub n: usize,
+    /// The median of the per-round ratios.
+    pub median: f64,
+    /// A distribution-free interval of the median ratio from order
+    /// statistics: 95 % from 6 rounds, [min, max] at its exact coverage
+    /// (75 % to 93.75 %) from 3 to 5, none under 3.
+    pub interval: Option<QuotedInterval>,
+    pub sign: SignTest,
+}
+
+impl RatioSummary {
+    /// The summary of `ratios` (B / A, at least one) of a figure `better`
+    /// in one direction.
+    fn of_ratios(ratios: &[f64], better: Better, tie_band: f64) -> Option<RatioSummary> {
+        let median = median_interval(ratios)?.median;
+        Some(RatioSummary {
+            n: ratios.len(),
+            median,
+            interval: median_interval_any_n(ratios),
+            sign: SignTest::of_ratios(ratios, better, tie_band),
+        })
+    }
+
+    /// Where B stood, when the interval is clear of 1 on that side and the
+    /// sign test's p is at most [`SIGNIFICANCE`]; None otherwise.
+    fn separable(&self, better: Better) -> Option<Standing> {
+        let interval = self.interval?;
+        if straddles_one(&interval) || self.sign.p > SIGNIFICANCE {
+            return None;
+        }
+        let side = Standing::of_ratio(self.median, better)?;
+        (self.sign.majority() == Some(side)).then_some(side)
+    }
+
+    /// Why a ratio that is not separable is not, in words.
+    pub fn not_separable_because(&self) -> String {
+        let Some(interval) = self.interval else {
+            return format!("{} round(s) give no interval", self.n);
+        };
+        if straddles_one(&interval) {
+            "the interval straddles 1".into()
+        } else if self.sign.better + self.sign.worse == 0 {
+            "every round within the tie band".into()
+        } else if self.sign.p > SIGNIFICANCE {
+            format!("sign test p > {SIGNIFICANCE}")
+        } else {
+            "most rounds lie on the other side of 1".into()
+        }
+    }
+}
+
 /// A figure's verdict over the paired rounds.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {
-    /// B stood on the same side of A in every round.
-    Separable { standing: Standing, ratios: Spread },
-    /// B was better in some rounds and worse (or equal) in others: no
-    /// number is quoted.
-    NotSeparable,
+    /// B stood on one side of A: the interval is clear of 1 on that side
+    /// and the sign test's p is at most [`SIGNIFICANCE`].
+    Separable {
+        standing: Standing,
+        ratios: RatioSummary,
+    },
+    /// The interval straddles 1, or p > [`SIGNIFICANCE`] (ties, a sign that
+    /// flipped, or too few rounds): the difference is not told from the
+    /// noise between rounds.
+    NotSeparable { ratios: RatioSummary },
     /// A round lacks the figure, or nothing was paired.
     NotComparable { reason: String },
+}
+
+impl Verdict {
+    /// The ratios' summary; None when not comparable.
+    pub fn ratios(&self) -> Option<&RatioSummary> {
+        match self {
+            Verdict::Separable { ratios, .. } | Verdict::NotSeparable { ratios } => Some(ratios),
+            Verdict::NotComparable { .. } => None,
+        }
+    }
 }
 
 /// One figure's paired comparison.
@@ -234,9 +396,14 @@ pub struct PairedFigure {
     pub verdict: Verdict,
 }
 
-/// Compares `metric` over `pairs`: per-round ratios B / A, their spread and
-/// whether the sign held.
-pub fn compare_figure(pairs: &[RoundPair<'_>], metric: &'static str) -> PairedFigure {
+/// Compares `metric` over `pairs`: per-round ratios B / A, their median,
+/// interval and sign test, a ratio within 1 ± `tie_band` (a share: 0.01 =
+/// 1 %) counting as a tie.
+pub fn compare_figure(
+    pairs: &[RoundPair<'_>],
+    metric: &'static str,
+    tie_band: f64,
+) -> PairedFigure {
     let not_comparable = |reason: String| PairedFigure {
         metric,
         rounds: Vec::new(),
@@ -278,12 +445,14 @@ pub fn compare_figure(pairs: &[RoundPair<'_>], metric: &'static str) -> PairedFi
         });
     }
     let ratios: Vec<f64> = rounds.iter().map(|r| r.ratio).collect();
-    let verdict = match (spread(&ratios), better) {
-        (Some(ratios), Some(better)) => match sign_held(&rounds, better) {
+    let verdict = match better.and_then(|better| {
+        RatioSummary::of_ratios(&ratios, better, tie_band).map(|summary| (better, summary))
+    }) {
+        Some((better, ratios)) => match ratios.separable(better) {
             Some(standing) => Verdict::Separable { standing, ratios },
-            None => Verdict::NotSeparable,
+            None => Verdict::NotSeparable { ratios },
         },
-        _ => Verdict::NotComparable {
+        None => Verdict::NotComparable {
             reason: "no ratio".into(),
         },
     };
@@ -294,38 +463,19 @@ pub fn compare_figure(pairs: &[RoundPair<'_>], metric: &'static str) -> PairedFi
     }
 }
 
-/// B's standing if it was the same in every round; None when it flipped or
-/// a round was a tie.
-fn sign_held(rounds: &[RoundRatio], better: Better) -> Option<Standing> {
-    let standing = |ratio: f64| {
-        let higher = match ratio {
-            r if r > 1.0 => true,
-            r if r < 1.0 => false,
-            _ => return None,
-        };
-        Some(match (higher, better) {
-            (true, Better::Higher) | (false, Better::Lower) => Standing::Better,
-            _ => Standing::Worse,
-        })
-    };
-    let first = standing(rounds.first()?.ratio)?;
-    rounds
-        .iter()
-        .all(|r| standing(r.ratio) == Some(first))
-        .then_some(first)
-}
-
-/// Every figure of [`PAIRED_METRICS`] compared over `pairs`.
-pub fn compare_figures(pairs: &[RoundPair<'_>]) -> Vec<PairedFigure> {
+/// Every figure of [`PAIRED_METRICS`] compared over `pairs`, with ties
+/// within 1 ± `tie_band`.
+pub fn compare_figures(pairs: &[RoundPair<'_>], tie_band: f64) -> Vec<PairedFigure> {
     PAIRED_METRICS
         .iter()
-        .map(|metric| compare_figure(pairs, metric))
+        .map(|metric| compare_figure(pairs, metric, tie_band))
         .collect()
 }
 
-/// The median change (B / A - 1) of a figure on which B was worse than A
-/// in every round, by more than `threshold` (a share: 0.05 = 5 %) at the
-/// median; None when B did not regress on it.
+/// The median change (B / A - 1) of a figure on which B was worse than A:
+/// separably (the interval entirely on the worse side, sign-test p at most
+/// [`SIGNIFICANCE`]) and by more than `threshold` (a share: 0.05 = 5 %) at
+/// the median; None when B did not regress on it.
 pub fn regression(figure: &PairedFigure, threshold: f64) -> Option<f64> {
     match &figure.verdict {
         Verdict::Separable {
@@ -371,36 +521,86 @@ mod tests {
             .collect()
     }
 
+    /// bench.yaml's tie band.
+    const BAND: f64 = 0.01;
+
+    fn compare_cpu(a: &[Run], b: &[Run]) -> PairedFigure {
+        let (a, b) = (figures(a), figures(b));
+        compare_figure(&pair_by_round(&a, &b).pairs, "us_cpu_per_record", BAND)
+    }
+
     #[test]
-    fn ratios_are_b_over_a_per_round_with_their_median() {
-        let a = [cpu(1, 10.0), cpu(2, 20.0), cpu(3, 10.0)];
-        let b = [cpu(1, 15.0), cpu(2, 24.0), cpu(3, 20.0)];
-        let (a, b) = (figures(&a), figures(&b));
-        let pairing = pair_by_round(&a, &b);
-        let figure = compare_figure(&pairing.pairs, "us_cpu_per_record");
+    fn ratios_are_b_over_a_per_round_with_median_interval_and_p() {
+        let a = [
+            cpu(1, 10.0),
+            cpu(2, 20.0),
+            cpu(3, 10.0),
+            cpu(4, 10.0),
+            cpu(5, 10.0),
+        ];
+        let b = [
+            cpu(1, 15.0),
+            cpu(2, 24.0),
+            cpu(3, 20.0),
+            cpu(4, 13.0),
+            cpu(5, 11.0),
+        ];
+        let figure = compare_cpu(&a, &b);
         let ratios: Vec<(u32, f64)> = figure.rounds.iter().map(|r| (r.round, r.ratio)).collect();
-        assert_eq!(ratios, [(1, 1.5), (2, 1.2), (3, 2.0)]);
+        assert_eq!(ratios, [(1, 1.5), (2, 1.2), (3, 2.0), (4, 1.3), (5, 1.1)]);
         match figure.verdict {
             Verdict::Separable { standing, ratios } => {
                 assert_eq!(standing, Standing::Worse, "more CPU per record is worse");
-                assert_eq!((ratios.median, ratios.min, ratios.max), (1.5, 1.2, 2.0));
-                assert_eq!(ratios.count, 3);
+                assert_eq!(ratios.n, 5);
+                assert_eq!(ratios.median, 1.3);
+                // 5 rounds: [min, max], covering 1 - 2/32.
+                let interval = ratios.interval.unwrap();
+                assert_eq!((interval.low, interval.high), (1.1, 2.0));
+                assert_eq!(interval.coverage, 0.9375);
+                assert_eq!((ratios.sign.worse, ratios.sign.better), (5, 0));
+                assert_eq!(ratios.sign.p, 0.03125);
             }
             other => panic!("expected a separable verdict, got {other:?}"),
         }
     }
 
     #[test]
+    fn three_rounds_on_one_side_are_not_enough() {
+        // Worse in every round of three: p = 1/8, above 0.05.
+        let a = [cpu(1, 10.0), cpu(2, 20.0), cpu(3, 10.0)];
+        let b = [cpu(1, 15.0), cpu(2, 24.0), cpu(3, 20.0)];
+        let figure = compare_cpu(&a, &b);
+        match figure.verdict {
+            Verdict::NotSeparable { ratios } => {
+                assert_eq!(ratios.median, 1.5);
+                let interval = ratios.interval.unwrap();
+                assert_eq!((interval.low, interval.high), (1.2, 2.0));
+                assert_eq!(interval.coverage, 0.75);
+                assert_eq!(ratios.sign.p, 0.125);
+                assert_eq!(ratios.not_separable_because(), "sign test p > 0.05");
+            }
+            other => panic!("expected not separable, got {other:?}"),
+        }
+    }
+
+    #[test]
     fn a_higher_is_better_figure_that_grows_is_better() {
         let consumed = |round, v| run(round, &[("consumed_per_s", v, Better::Higher)]);
-        let a = [consumed(1, 1000.0), consumed(2, 1000.0)];
-        let b = [consumed(1, 1100.0), consumed(2, 1300.0)];
+        let a: Vec<Run> = (1..=6).map(|r| consumed(r, 1000.0)).collect();
+        let b: Vec<Run> = (1..=6)
+            .map(|r| consumed(r, 1000.0 + 50.0 * r as f64))
+            .collect();
         let (a, b) = (figures(&a), figures(&b));
-        let figure = compare_figure(&pair_by_round(&a, &b).pairs, "consumed_per_s");
+        let figure = compare_figure(&pair_by_round(&a, &b).pairs, "consumed_per_s", BAND);
         match figure.verdict {
             Verdict::Separable { standing, ratios } => {
                 assert_eq!(standing, Standing::Better);
-                assert!((ratios.median - 1.2).abs() < 1e-12);
+                assert!((ratios.median - 1.175).abs() < 1e-12);
+                // 6 rounds: the 95 % interval, here [min, max] (rank 1).
+                let interval = ratios.interval.unwrap();
+                assert_eq!((interval.low, interval.high), (1.05, 1.3));
+                assert_eq!(interval.coverage, 0.95);
+                assert_eq!(ratios.sign.p, 1.0 / 64.0);
             }
             other => panic!("expected a separable verdict, got {other:?}"),
         }
@@ -410,19 +610,123 @@ mod tests {
     fn a_sign_that_flips_is_not_separable() {
         let a = [cpu(1, 10.0), cpu(2, 10.0), cpu(3, 10.0)];
         let b = [cpu(1, 12.0), cpu(2, 9.0), cpu(3, 11.0)];
-        let (a, b) = (figures(&a), figures(&b));
-        let figure = compare_figure(&pair_by_round(&a, &b).pairs, "us_cpu_per_record");
-        assert_eq!(figure.verdict, Verdict::NotSeparable);
+        let figure = compare_cpu(&a, &b);
+        let Verdict::NotSeparable { ratios } = &figure.verdict else {
+            panic!("expected not separable, got {:?}", figure.verdict);
+        };
+        assert_eq!(ratios.not_separable_because(), "the interval straddles 1");
+        assert_eq!((ratios.sign.worse, ratios.sign.better), (2, 1));
+        assert_eq!(ratios.sign.p, 0.5);
         assert_eq!(figure.rounds.len(), 3, "the ratios are still kept");
     }
 
     #[test]
-    fn a_tie_in_a_round_is_not_separable() {
+    fn one_round_giving_the_other_side_spoils_five() {
+        // Worse in four rounds of five: p = 6/32, and the interval [min,
+        // max] reaches below 1.
+        let a: Vec<Run> = (1..=5).map(|r| cpu(r, 10.0)).collect();
+        let b = [
+            cpu(1, 12.0),
+            cpu(2, 13.0),
+            cpu(3, 9.0),
+            cpu(4, 12.5),
+            cpu(5, 14.0),
+        ];
+        let figure = compare_cpu(&a, &b);
+        let Verdict::NotSeparable { ratios } = &figure.verdict else {
+            panic!("expected not separable, got {:?}", figure.verdict);
+        };
+        assert_eq!(ratios.sign.p, 0.1875);
+        assert!(straddles_one(&ratios.interval.unwrap()));
+    }
+
+    #[test]
+    fn equal_rounds_are_ties_not_better() {
+        // 1.000 and 1.004 lie within 1 ± 0.01: ties, whatever their side.
+        let a: Vec<Run> = (1..=5).map(|r| cpu(r, 100.0)).collect();
+        let b = [
+            cpu(1, 100.0),
+            cpu(2, 100.4),
+            cpu(3, 100.0),
+            cpu(4, 100.4),
+            cpu(5, 100.4),
+        ];
+        let figure = compare_cpu(&a, &b);
+        let Verdict::NotSeparable { ratios } = &figure.verdict else {
+            panic!("equal is not better or worse: {:?}", figure.verdict);
+        };
+        assert_eq!(
+            (ratios.sign.better, ratios.sign.worse, ratios.sign.ties),
+            (0, 0, 5)
+        );
+        assert_eq!(ratios.sign.p, 1.0);
+        // Lower is better and 0.996 is below 1, but within the band.
+        let ties = SignTest::of_ratios(&[1.0, 1.004, 0.996, 0.992], Better::Lower, BAND);
+        assert_eq!((ties.better, ties.worse, ties.ties), (0, 0, 4));
+        // Beyond the band: a side.
+        let sides = SignTest::of_ratios(&[1.02, 0.98], Better::Lower, BAND);
+        assert_eq!((sides.better, sides.worse, sides.ties), (1, 1, 0));
+        assert_eq!(ties.majority(), None);
+        // Without a band only exactly 1 is a tie.
+        let bare = SignTest::of_ratios(&[1.0, 1.004, 0.996], Better::Lower, 0.0);
+        assert_eq!((bare.better, bare.worse, bare.ties), (1, 1, 1));
+    }
+
+    #[test]
+    fn ties_leave_the_sign_tests_n() {
+        // Six rounds: five worse, one tie: p over n = 5 is 1/32, the tie
+        // shown beside it.
+        let ratios = [1.2, 1.3, 1.004, 1.25, 1.4, 1.1];
+        let sign = SignTest::of_ratios(&ratios, Better::Lower, BAND);
+        assert_eq!((sign.worse, sign.better, sign.ties), (5, 0, 1));
+        assert_eq!(sign.p, 0.03125);
+        assert_eq!(sign.majority(), Some(Standing::Worse));
+    }
+
+    #[test]
+    fn the_sign_test_p_is_the_binomial_tail() {
+        assert_eq!(sign_test_p(3, 3), 0.125);
+        assert_eq!(sign_test_p(5, 5), 0.03125);
+        assert_eq!(sign_test_p(4, 5), 0.1875);
+        assert_eq!(sign_test_p(9, 10), 0.0107421875);
+        assert_eq!(sign_test_p(0, 4), 1.0);
+        assert_eq!(sign_test_p(1, 1), 0.5);
+        assert_eq!(sign_test_p(0, 0), 1.0);
+    }
+
+    #[test]
+    fn the_interval_is_the_order_statistics() {
+        let interval = |ratios: &[f64]| {
+            let a: Vec<Run> = (1..).zip(ratios).map(|(r, _)| cpu(r, 1.0)).collect();
+            let b: Vec<Run> = (1..).zip(ratios).map(|(r, &x)| cpu(r, x)).collect();
+            compare_cpu(&a, &b).verdict.ratios().unwrap().interval
+        };
+        // Under 3 rounds: none.
+        assert_eq!(interval(&[1.1, 1.2]), None);
+        // 4 rounds: [min, max], 1 - 2/16.
+        let four = interval(&[1.3, 0.9, 1.1, 1.2]).unwrap();
+        assert_eq!((four.low, four.high, four.coverage), (0.9, 1.3, 0.875));
+        assert!(straddles_one(&four));
+        // 9 rounds: the second and eighth (P(X <= 1) = 10/512 <= 2.5 %).
+        let nine = interval(&[1.9, 1.1, 1.8, 1.2, 1.7, 1.3, 1.6, 1.4, 1.5]).unwrap();
+        assert_eq!((nine.low, nine.high, nine.n), (1.2, 1.8, 9));
+        assert!(nine.coverage >= 0.95);
+        assert!(!straddles_one(&nine));
+    }
+
+    #[test]
+    fn too_few_rounds_give_no_interval_and_no_verdict() {
         let a = [cpu(1, 10.0), cpu(2, 10.0)];
-        let b = [cpu(1, 12.0), cpu(2, 10.0)];
-        let (a, b) = (figures(&a), figures(&b));
-        let figure = compare_figure(&pair_by_round(&a, &b).pairs, "us_cpu_per_record");
-        assert_eq!(figure.verdict, Verdict::NotSeparable);
+        let b = [cpu(1, 20.0), cpu(2, 20.0)];
+        let figure = compare_cpu(&a, &b);
+        let Verdict::NotSeparable { ratios } = &figure.verdict else {
+            panic!("expected not separable, got {:?}", figure.verdict);
+        };
+        assert_eq!((ratios.n, ratios.median, ratios.interval), (2, 2.0, None));
+        assert_eq!(
+            ratios.not_separable_because(),
+            "2 round(s) give no interval"
+        );
     }
 
     #[test]
@@ -435,7 +739,7 @@ mod tests {
         let rounds: Vec<u32> = pairing.pairs.iter().map(|p| p.round).collect();
         assert_eq!(rounds, [1, 3]);
         assert_eq!(pairing.unpaired, [2]);
-        let figure = compare_figure(&pairing.pairs, "us_cpu_per_record");
+        let figure = compare_figure(&pairing.pairs, "us_cpu_per_record", BAND);
         let ratios: Vec<f64> = figure.rounds.iter().map(|r| r.ratio).collect();
         assert_eq!(ratios, [2.0, 3.0]);
     }
@@ -450,7 +754,7 @@ mod tests {
             "latency not quoted: generator-behind".into(),
         );
         let (a, b) = (figures(&a), figures(&b));
-        let figure = compare_figure(&pair_by_round(&a, &b).pairs, "added_p50_ms");
+        let figure = compare_figure(&pair_by_round(&a, &b).pairs, "added_p50_ms", BAND);
         assert_eq!(
             figure.verdict,
             Verdict::NotComparable {
@@ -458,7 +762,7 @@ mod tests {
             }
         );
         assert!(figure.rounds.is_empty());
-        let unexplained = compare_figure(&pair_by_round(&a, &b).pairs, "added_p99_ms");
+        let unexplained = compare_figure(&pair_by_round(&a, &b).pairs, "added_p99_ms", BAND);
         assert_eq!(
             unexplained.verdict,
             Verdict::NotComparable {
@@ -475,7 +779,7 @@ mod tests {
         let pairing = pair_by_round(&a, &b);
         assert!(pairing.pairs.is_empty());
         assert_eq!(pairing.unpaired, [1, 2]);
-        let all = compare_figures(&pairing.pairs);
+        let all = compare_figures(&pairing.pairs, BAND);
         assert_eq!(all.len(), PAIRED_METRICS.len());
         assert!(all
             .iter()
@@ -486,8 +790,7 @@ mod tests {
     fn a_zero_baseline_admits_no_ratio() {
         let a = [cpu(1, 0.0)];
         let b = [cpu(1, 10.0)];
-        let (a, b) = (figures(&a), figures(&b));
-        let figure = compare_figure(&pair_by_round(&a, &b).pairs, "us_cpu_per_record");
+        let figure = compare_cpu(&a, &b);
         assert!(matches!(figure.verdict, Verdict::NotComparable { .. }));
     }
 
@@ -595,36 +898,33 @@ mod tests {
     }
 
     #[test]
-    fn a_regression_is_worse_in_every_round_and_beyond_the_threshold() {
-        let figure = |verdict| PairedFigure {
-            metric: "us_cpu_per_record",
-            rounds: Vec::new(),
-            verdict,
+    fn a_regression_is_separably_worse_and_beyond_the_threshold() {
+        let regressed = |a: &[f64], b: &[f64], threshold: f64| {
+            let a: Vec<Run> = (1..).zip(a).map(|(r, &v)| cpu(r, v)).collect();
+            let b: Vec<Run> = (1..).zip(b).map(|(r, &v)| cpu(r, v)).collect();
+            regression(&compare_cpu(&a, &b), threshold)
         };
-        let worse = |median| Verdict::Separable {
-            standing: Standing::Worse,
-            ratios: Spread {
-                median,
-                min: median,
-                max: median,
-                count: 3,
-            },
-        };
-        let change = regression(&figure(worse(1.08)), 0.05).unwrap();
-        assert!((change - 0.08).abs() < 1e-12);
-        // a lower-is-better figure that fell: worse for a higher-is-better one
-        assert!(regression(&figure(worse(0.90)), 0.05).is_some());
-        assert_eq!(regression(&figure(worse(1.03)), 0.05), None);
-        let better = Verdict::Separable {
-            standing: Standing::Better,
-            ratios: Spread {
-                median: 0.5,
-                min: 0.5,
-                max: 0.5,
-                count: 3,
-            },
-        };
-        assert_eq!(regression(&figure(better), 0.05), None);
-        assert_eq!(regression(&figure(Verdict::NotSeparable), 0.0), None);
+        let base = [10.0; 5];
+        // Worse in 5 of 5 (p 1/32), interval [1.06, 1.12], median 1.08.
+        let change = regressed(&base, &[10.8, 10.6, 11.2, 10.7, 10.9], 0.05).unwrap();
+        assert!((change - 0.08).abs() < 1e-9);
+        // The same but within the threshold at the median.
+        assert_eq!(
+            regressed(&base, &[10.3, 10.2, 10.4, 10.35, 10.6], 0.05),
+            None
+        );
+        // Worse by far in three rounds of three: p 1/8, not enough.
+        assert_eq!(regressed(&[10.0; 3], &[20.0, 21.0, 22.0], 0.05), None);
+        // Worse at the median, but one round better: the interval straddles 1.
+        assert_eq!(regressed(&base, &[13.0, 9.0, 12.0, 14.0, 15.0], 0.05), None);
+        // Better in every round is no regression.
+        assert_eq!(regressed(&base, &[5.0, 5.1, 5.2, 4.9, 5.0], 0.05), None);
+        // A higher-is-better figure that fell is worse.
+        let consumed = |round, v| run(round, &[("consumed_per_s", v, Better::Higher)]);
+        let a: Vec<Run> = (1..=5).map(|r| consumed(r, 1000.0)).collect();
+        let b: Vec<Run> = (1..=5).map(|r| consumed(r, 800.0 + r as f64)).collect();
+        let (a, b) = (figures(&a), figures(&b));
+        let fell = compare_figure(&pair_by_round(&a, &b).pairs, "consumed_per_s", BAND);
+        assert!(regression(&fell, 0.05).is_some());
     }
 }

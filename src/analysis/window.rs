@@ -85,6 +85,9 @@ pub struct Flow {
     pub consumed_per_s: f64,
     /// Least-squares slope of the backlog, records/s.
     pub backlog_slope_per_s: f64,
+    /// Least-squares slope of the input's high watermark over every read:
+    /// how fast the input grew, records/s.
+    pub input_per_s: f64,
     /// backlog slope x window / records consumed in the window.
     pub drift: f64,
     /// Records consumed in the window: consumed/s x window seconds.
@@ -100,6 +103,9 @@ pub struct Flow {
     /// Intervals between reads in which the committed offset moved, of all.
     pub commit_moves: usize,
     pub intervals: usize,
+    /// The largest single move of the committed offset between two reads:
+    /// how far a sawtooth's teeth reach.
+    pub largest_commit_step: u64,
 }
 
 /// The least-squares slope of `points` (x, y); None for fewer than two
@@ -161,11 +167,22 @@ pub fn flow(reads: &[OffsetRead], window_s: f64) -> Option<Flow> {
             .map(|&i| (at(i), backlog(i) as f64))
             .collect::<Vec<_>>(),
     )?;
+    let input_per_s = slope(
+        &(0..reads.len())
+            .map(|i| (at(i), reads[i].input_high as f64))
+            .collect::<Vec<_>>(),
+    )?;
+    let largest_commit_step = moved
+        .iter()
+        .map(|&i| (committed[i] - committed[i - 1]) as u64)
+        .max()
+        .unwrap_or(0);
     let consumed = consumed_per_s * window_s;
     let last = reads.len() - 1;
     Some(Flow {
         consumed_per_s,
         backlog_slope_per_s,
+        input_per_s,
         drift: lag_drift(backlog_slope_per_s * window_s, consumed),
         consumed,
         committed_first: committed[0] as u64,
@@ -175,6 +192,7 @@ pub fn flow(reads: &[OffsetRead], window_s: f64) -> Option<Flow> {
         coarse_commits,
         commit_moves: moved.len(),
         intervals,
+        largest_commit_step,
     })
 }
 

@@ -34,6 +34,14 @@ const LOG4J2: &str = "Configuration:
 ";
 const START_TIMEOUT: Duration = Duration::from_secs(90);
 
+/// The warm-up a running broker has had, kept beside it so that later
+/// commands know the process they find is warm.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct WarmUpNote {
+    pid: u32,
+    seconds: f64,
+}
+
 /// A single-node Kafka broker managed by the suite.
 #[derive(Debug, Clone)]
 pub struct LocalBroker {
@@ -51,6 +59,7 @@ impl LocalBroker {
             version,
             port,
             heap_mb,
+            ..
         } = config
         else {
             bail!("the broker in bench.yaml is not `kind: local`");
@@ -92,6 +101,42 @@ impl LocalBroker {
             .parse()
             .ok()?;
         process::is_alive(pid).then_some(pid)
+    }
+
+    /// Where the warm-up of the running broker is noted: its pid and seconds.
+    fn warm_up_file(&self) -> PathBuf {
+        self.home.join("warm-up.json")
+    }
+
+    /// Seconds of warm-up load the running broker has had, when a warm-up
+    /// of this very process was noted.
+    pub fn warmed_s(&self) -> Option<f64> {
+        let pid = self.running_pid()?;
+        let text = fs::read_to_string(self.warm_up_file()).ok()?;
+        let noted: WarmUpNote = serde_json::from_str(&text).ok()?;
+        (noted.pid == pid).then_some(noted.seconds)
+    }
+
+    /// Notes that the running broker has had `seconds` of warm-up load.
+    pub fn note_warm_up(&self, seconds: f64) -> Result<()> {
+        let Some(pid) = self.running_pid() else {
+            bail!("the local broker is not running; there is no warm-up to note");
+        };
+        let note = serde_json::to_string(&WarmUpNote { pid, seconds })?;
+        fs::write(self.warm_up_file(), note)
+            .with_context(|| format!("writing {}", self.warm_up_file().display()))
+    }
+
+    /// Seconds since the running broker's process started.
+    pub fn uptime_s(&self) -> Option<f64> {
+        let pid = self.running_pid()?;
+        let started = procfs::process::Process::new(pid as i32)
+            .ok()?
+            .stat()
+            .ok()?
+            .starttime;
+        let host_up = <procfs::Uptime as procfs::Current>::current().ok()?.uptime;
+        Some(host_up - started as f64 / procfs::ticks_per_second() as f64)
     }
 
     /// Whether our broker runs, or something already answers on its port.

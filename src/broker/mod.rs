@@ -19,6 +19,17 @@ pub struct BrokerInfo {
     pub kind: String,
     pub version: Option<String>,
     pub bootstrap: String,
+    /// The suite started the broker for this batch: it was cold.
+    #[serde(default)]
+    pub started_for_batch: bool,
+    /// Seconds of warm-up load the local broker had before any run used
+    /// it; absent for an external broker, or one started before warm-ups
+    /// were noted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmed_s: Option<f64>,
+    /// Seconds the local broker's process had been up when the batch began.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub uptime_s: Option<f64>,
 }
 
 /// A broker ready for a run; stops the local broker on drop if it started it.
@@ -52,6 +63,9 @@ impl BrokerSession {
                         kind: "external".into(),
                         version: version.clone(),
                         bootstrap: bootstrap.clone(),
+                        started_for_batch: false,
+                        warmed_s: None,
+                        uptime_s: None,
                     },
                     pid: None,
                     local: None,
@@ -60,16 +74,19 @@ impl BrokerSession {
             }
             BrokerConfig::Local { .. } => {
                 let local = LocalBroker::from_config(config, cache)?;
-                let info = BrokerInfo {
-                    kind: "local".into(),
-                    version: Some(format!("apache-kafka {}", local.version())),
-                    bootstrap: local.bootstrap(),
-                };
                 let started = if local.is_running() {
                     None
                 } else {
                     local.start(interrupt)?;
                     Some(local.clone())
+                };
+                let info = BrokerInfo {
+                    kind: "local".into(),
+                    version: Some(format!("apache-kafka {}", local.version())),
+                    bootstrap: local.bootstrap(),
+                    started_for_batch: started.is_some(),
+                    warmed_s: local.warmed_s(),
+                    uptime_s: local.uptime_s(),
                 };
                 Ok(BrokerSession {
                     info,

@@ -138,6 +138,10 @@ pub enum BrokerConfig {
         port: u16,
         #[serde(default = "default_heap_mb")]
         heap_mb: u32,
+        /// Seconds of load a broker the suite has just started gets before
+        /// any run uses it: it compiles its hot paths in its first minute.
+        #[serde(default = "default_broker_warmup_s")]
+        warmup_s: u64,
     },
     /// Any Kafka-compatible cluster reached at `bootstrap`.
     External {
@@ -157,6 +161,27 @@ fn default_port() -> u16 {
 fn default_heap_mb() -> u32 {
     1024
 }
+fn default_broker_warmup_s() -> u64 {
+    30
+}
+
+impl Bench {
+    /// The rate a run offers unless told: `run.rate`, or the iso rate.
+    pub fn default_rate(&self) -> u64 {
+        self.run.rate.unwrap_or(self.iso_rate)
+    }
+}
+
+impl BrokerConfig {
+    /// Seconds of warm-up load for a broker the suite starts; 0 for an
+    /// external one, which the suite neither starts nor warms.
+    pub fn warmup_s(&self) -> u64 {
+        match self {
+            BrokerConfig::Local { warmup_s, .. } => *warmup_s,
+            BrokerConfig::External { .. } => 0,
+        }
+    }
+}
 
 impl Default for BrokerConfig {
     fn default() -> Self {
@@ -164,6 +189,7 @@ impl Default for BrokerConfig {
             version: default_kafka_version(),
             port: default_port(),
             heap_mb: default_heap_mb(),
+            warmup_s: default_broker_warmup_s(),
         }
     }
 }
@@ -227,8 +253,11 @@ pub struct RunDefaults {
     pub warmup_s: u64,
     /// Seconds measured.
     pub window_s: u64,
-    /// Records per second offered by gendata (0 = as fast as it can).
-    pub rate: u64,
+    /// Records per second offered by gendata (0 = as fast as it can); when
+    /// absent, the iso rate: a new user's first run is at the point every
+    /// line keeps up with, so it quotes a latency.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rate: Option<u64>,
     /// gendata's seed: the same seed gives the same records.
     pub seed: u64,
     /// How often the orchestrator polls offsets and samples processes.
@@ -246,6 +275,15 @@ pub struct RunDefaults {
     /// of its input before it is stopped and verified.
     #[serde(default = "default_settle_s")]
     pub settle_s: u64,
+    /// The longest warm-up: a paced run's warm-up lasts from `warmup_s`
+    /// until the product is steady, and a run that reaches this first is
+    /// measured and flagged `not-steady`.
+    #[serde(default = "default_warmup_cap_s")]
+    pub warmup_cap_s: u64,
+}
+
+fn default_warmup_cap_s() -> u64 {
+    120
 }
 
 fn default_settle_s() -> u64 {
@@ -315,6 +353,65 @@ pub struct Tolerances {
     /// flags the run `host-saturated`: the product may have been starved.
     #[serde(deserialize_with = "non_negative")]
     pub host_busy_pct: f64,
+    /// A paired round whose ratio B / A lies within 1 ± this share is a tie:
+    /// neither better nor worse, and left out of the sign test.
+    #[serde(default = "default_tie_band", deserialize_with = "non_negative")]
+    pub tie_band: f64,
+    /// offered/s (gendata's count) and the input's growth (its high
+    /// watermark's slope) further apart than this share flag the run
+    /// `inconsistent-flow`.
+    #[serde(
+        default = "default_offered_vs_input",
+        deserialize_with = "non_negative"
+    )]
+    pub offered_vs_input: f64,
+    /// output/s further than this share from consumed/s x the expected
+    /// selectivity flags the run `inconsistent-flow`.
+    #[serde(
+        default = "default_output_vs_consumed",
+        deserialize_with = "non_negative"
+    )]
+    pub output_vs_consumed: f64,
+    /// A warm-up may end once consumed/s has kept within this share of
+    /// offered/s over the steady look-back ...
+    #[serde(default = "default_steady_rate", deserialize_with = "non_negative")]
+    pub steady_rate: f64,
+    /// ... and CPU per record within this share between its first and last
+    /// thirds.
+    #[serde(default = "default_steady_cpu", deserialize_with = "non_negative")]
+    pub steady_cpu: f64,
+    /// CPU per record in the window's first and last thirds further apart
+    /// than this share flags a keep-up run `not-steady`.
+    #[serde(
+        default = "default_window_thirds_cpu",
+        deserialize_with = "non_negative"
+    )]
+    pub window_thirds_cpu: f64,
+}
+
+fn default_steady_rate() -> f64 {
+    0.05
+}
+
+fn default_steady_cpu() -> f64 {
+    0.15
+}
+
+fn default_window_thirds_cpu() -> f64 {
+    0.25
+}
+
+fn default_offered_vs_input() -> f64 {
+    0.02
+}
+
+fn default_output_vs_consumed() -> f64 {
+    0.25
+}
+
+/// The tie band of a bench.yaml that names none.
+fn default_tie_band() -> f64 {
+    0.01
 }
 
 /// A tolerance: checked while parsing, so the error names its line.
@@ -562,6 +659,7 @@ mod tests {
             parse_yaml(Path::new("b.yaml"), &format!("bench_version: 1\n{RUN}")).unwrap();
         assert_eq!(bench.tolerances.lag_drift, 0.02);
         assert_eq!(bench.run.settle_s, 30);
+        assert_eq!(bench.tolerances.tie_band, 0.01, "an older file's tie band");
     }
 
     #[test]

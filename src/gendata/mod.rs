@@ -10,7 +10,7 @@ pub mod event;
 pub mod schedule;
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
@@ -23,6 +23,7 @@ use rdkafka::ClientContext;
 use serde::{Deserialize, Serialize};
 
 use crate::clock::{now_us, sleep_until_us};
+use crate::handoff::{WindowAnnouncement, WindowSource, WindowWatch};
 pub use event::Event;
 use schedule::Schedule;
 
@@ -39,10 +40,16 @@ pub struct GendataPlan {
     pub seed: u64,
     /// When the schedule starts, epoch microseconds.
     pub start_us: i64,
-    /// Where the measurement window starts, epoch microseconds.
+    /// Where the measurement window starts, epoch microseconds (not used
+    /// when `window_file` is given).
     pub window_start_us: i64,
-    /// When to stop, epoch microseconds.
+    /// When to stop, epoch microseconds; with `window_file`, a bound never
+    /// run past, while the file's end is when to stop.
     pub end_us: i64,
+    /// The window is announced at run time in this file
+    /// ([`crate::handoff::announce`]): until it appears no record is a
+    /// window record; then the file's bounds are the window's.
+    pub window_file: Option<PathBuf>,
     /// Stop after this many records as well (sequence numbers `0..n`): a
     /// drain run's pre-fill.
     pub max_records: Option<u64>,
@@ -70,10 +77,19 @@ impl GendataPlan {
             ("--rate", self.rate.to_string()),
             ("--seed", self.seed.to_string()),
             ("--start-us", self.start_us.to_string()),
-            ("--window-start-us", self.window_start_us.to_string()),
             ("--end-us", self.end_us.to_string()),
         ] {
             args.extend([flag.to_string(), value]);
+        }
+        match &self.window_file {
+            Some(file) => args.extend([
+                "--window-file".to_string(),
+                file.to_string_lossy().into_owned(),
+            ]),
+            None => args.extend([
+                "--window-start-us".to_string(),
+                self.window_start_us.to_string(),
+            ]),
         }
         if let Some(records) = self.max_records {
             args.extend(["--max-records".to_string(), records.to_string()]);
@@ -138,7 +154,8 @@ fn window_lateness_us(slot_us: i64, ack_us: i64, window_start_us: i64) -> Option
 /// Delivery reports: counts, and the lateness of window records.
 struct DeliveryTally {
     start_us: i64,
-    window_start_us: i64,
+    /// `i64::MAX` until the window is known: no record is a window record.
+    window_start_us: AtomicI64,
     acked: AtomicU64,
     failed: AtomicU64,
     /// Lateness in microseconds; locked once per acknowledgement by the thread
@@ -148,12 +165,12 @@ struct DeliveryTally {
 }
 
 impl DeliveryTally {
-    fn new(start_us: i64, window_start_us: i64) -> Result<DeliveryTally> {
+    fn new(start_us: i64) -> Result<DeliveryTally> {
         // 1 us .. 1 h, 3 significant digits.
         let lateness = Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3)?;
         Ok(DeliveryTally {
             start_us,
-            window_start_us,
+            window_start_us: AtomicI64::new(i64::MAX),
             acked: AtomicU64::new(0),
             failed: AtomicU64::new(0),
             lateness: Mutex::new(lateness),
@@ -183,7 +200,8 @@ impl ProducerContext for TallyContext {
         let ack_us = now_us();
         tally.acked.fetch_add(1, Ordering::Relaxed);
         let slot_us = slot_from_opaque(tally.start_us, slot);
-        if let Some(late) = window_lateness_us(slot_us, ack_us, tally.window_start_us) {
+        let window_start_us = tally.window_start_us.load(Ordering::Relaxed);
+        if let Some(late) = window_lateness_us(slot_us, ack_us, window_start_us) {
             tally.lateness().saturating_record(late);
         }
     }
@@ -218,15 +236,63 @@ fn due_within_limit(due: u64, max_records: Option<u64>) -> u64 {
     max_records.map_or(due, |limit| due.min(limit))
 }
 
-/// Runs gendata until `plan.end_us` (or its record limit), then prints or writes its summary.
+/// The records sent with their slot in the window, once the window is
+/// known; and when to stop.
+#[derive(Debug, Clone, PartialEq)]
+struct WindowAccount {
+    /// The plan's end: never run past it.
+    bound_us: i64,
+    window: Option<WindowAnnouncement>,
+    first_seq: Option<u64>,
+    records: u64,
+}
+
+impl WindowAccount {
+    fn new(bound_us: i64) -> WindowAccount {
+        WindowAccount {
+            bound_us,
+            window: None,
+            first_seq: None,
+            records: 0,
+        }
+    }
+
+    /// The window is known from now on.
+    fn learn(&mut self, window: WindowAnnouncement) {
+        self.window = Some(window);
+    }
+
+    /// When to stop: the window's end, within the plan's bound.
+    fn stop_us(&self) -> i64 {
+        self.window
+            .map_or(self.bound_us, |w| w.end_us.min(self.bound_us))
+    }
+
+    /// Record `seq`, due at `slot_us`, went out.
+    fn sent(&mut self, seq: u64, slot_us: i64) {
+        if self.window.is_some_and(|w| slot_us >= w.start_us) {
+            self.first_seq.get_or_insert(seq);
+            self.records += 1;
+        }
+    }
+}
+
+/// Runs gendata until its window's end (or its record limit), then prints
+/// or writes its summary.
 pub fn run(plan: &GendataPlan) -> Result<()> {
-    let tally = Arc::new(DeliveryTally::new(plan.start_us, plan.window_start_us)?);
+    let tally = Arc::new(DeliveryTally::new(plan.start_us)?);
     let producer: ThreadedProducer<TallyContext> = producer_config(&plan.bootstrap)
         .create_with_context(TallyContext(tally.clone()))
         .context("gendata: creating the producer")?;
     let schedule = Schedule::new(plan.start_us, plan.rate);
-    let mut window_first_seq = None;
-    let mut window_records = 0u64;
+    let mut watch = WindowWatch::new(match &plan.window_file {
+        Some(file) => WindowSource::Announced(file.clone()),
+        None => WindowSource::Fixed(WindowAnnouncement {
+            start_us: plan.window_start_us,
+            end_us: plan.end_us,
+        }),
+    });
+    let mut account = WindowAccount::new(plan.end_us);
     let mut seq = 0u64;
     let mut payload = Vec::with_capacity(512);
     let mut avro = plan.avro_events.map(avro::AvroEncoder::new);
@@ -234,7 +300,23 @@ pub fn run(plan: &GendataPlan) -> Result<()> {
     let mut last_send_us = plan.start_us;
     'outer: loop {
         let now = now_us();
-        if now >= plan.end_us {
+        if account.window.is_none() {
+            if let Some(window) = watch.poll(now)? {
+                if now > window.start_us {
+                    eprintln!(
+                        "gendata: the window was announced {} ms after its start; \
+                         records sent before then are not counted in it",
+                        (now - window.start_us) / 1000
+                    );
+                }
+                tally
+                    .window_start_us
+                    .store(window.start_us, Ordering::Relaxed);
+                account.learn(window);
+            }
+        }
+        let stop_us = account.stop_us();
+        if now >= stop_us {
             break;
         }
         let due = due_within_limit(schedule.due(now), plan.max_records);
@@ -244,7 +326,7 @@ pub fn run(plan: &GendataPlan) -> Result<()> {
             } else {
                 schedule.slot_us(seq)
             };
-            if slot >= plan.end_us {
+            if slot >= stop_us {
                 break 'outer;
             }
             let stamp = match avro.as_mut() {
@@ -261,10 +343,7 @@ pub fn run(plan: &GendataPlan) -> Result<()> {
             let opaque = slot_opaque(plan.start_us, slot);
             send(&producer, &plan.topic, &payload, stamp.as_ref(), opaque)?;
             last_send_us = now_us();
-            if slot >= plan.window_start_us {
-                window_first_seq.get_or_insert(seq);
-                window_records += 1;
-            }
+            account.sent(seq, slot);
             seq += 1;
             if schedule.is_unpaced() && seq.is_multiple_of(1024) {
                 continue 'outer;
@@ -274,7 +353,8 @@ pub fn run(plan: &GendataPlan) -> Result<()> {
             break;
         }
         if !schedule.is_unpaced() {
-            sleep_until_us(schedule.slot_us(seq).min(plan.end_us));
+            // Until the window is known, wake to look for its file too.
+            sleep_until_us(schedule.slot_us(seq).min(stop_us).min(watch.next_look_us()));
         }
     }
     producer
@@ -288,8 +368,8 @@ pub fn run(plan: &GendataPlan) -> Result<()> {
             records_sent: seq,
             records_acked: tally.acked.load(Ordering::Relaxed),
             delivery_errors: tally.failed.load(Ordering::Relaxed),
-            window_records,
-            window_first_seq: window_first_seq.unwrap_or(seq),
+            window_records: account.records,
+            window_first_seq: account.first_seq.unwrap_or(seq),
             achieved_rate: seq as f64 / elapsed_s,
             behind_p99_ms: lateness.value_at_quantile(0.99) as f64 / 1000.0,
             behind_max_ms: lateness.max() as f64 / 1000.0,
@@ -375,6 +455,41 @@ mod tests {
             window_lateness_us(12_000_000, 12_000_250, window_start),
             Some(250)
         );
+    }
+
+    /// A window announced at run time: records sent before it is known
+    /// never count, those due in it do, and gendata stops at its end, never
+    /// past the plan's bound.
+    #[test]
+    fn a_late_announced_window_counts_its_own_records_and_ends_gendata() {
+        let schedule = Schedule::new(1_000_000, 10);
+        let mut account = WindowAccount::new(60_000_000);
+        assert_eq!(account.stop_us(), 60_000_000);
+        // warm-up: 3 s of records, the window not yet known
+        for seq in 0..30 {
+            account.sent(seq, schedule.slot_us(seq));
+        }
+        assert_eq!((account.records, account.first_seq), (0, None));
+        account.learn(WindowAnnouncement {
+            start_us: 5_000_000,
+            end_us: 9_000_000,
+        });
+        assert_eq!(account.stop_us(), 9_000_000);
+        let mut seq = 30;
+        while schedule.slot_us(seq) < account.stop_us() {
+            account.sent(seq, schedule.slot_us(seq));
+            seq += 1;
+        }
+        // slots 4.0 s .. 8.9 s went out; 5.0 s .. 8.9 s are the window's
+        assert_eq!(seq, 80);
+        assert_eq!((account.records, account.first_seq), (40, Some(40)));
+        // an announced end past the plan's bound stops at the bound
+        let mut bounded = WindowAccount::new(7_000_000);
+        bounded.learn(WindowAnnouncement {
+            start_us: 5_000_000,
+            end_us: 9_000_000,
+        });
+        assert_eq!(bounded.stop_us(), 7_000_000);
     }
 
     #[test]

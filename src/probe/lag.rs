@@ -31,6 +31,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{ProbePlan, FETCH_WAIT_MS};
 use crate::clock::now_us;
+use crate::handoff::WindowWatch;
 
 /// A run whose probe trailed the output by more than this many ms worth of
 /// output at p99 is flagged `probe-behind`.
@@ -154,8 +155,18 @@ pub(super) fn read_output_ends(
     // partitions' leader are set-up, not the round trip a sample costs. A
     // failure here shows again at the first sample.
     let _ = read_ends(&client, &plan.topic, partitions);
-    let mut next_us = plan.window_start_us;
-    while wait_until(next_us, stop) && now_us() < plan.window_end_us {
+    // A window announced at run time is looked for in its file here too.
+    let mut watch = WindowWatch::new(plan.window.clone());
+    let window = loop {
+        if let Some(window) = watch.poll(now_us())? {
+            break window;
+        }
+        if !wait_until(watch.next_look_us(), stop) {
+            return Ok(queries);
+        }
+    };
+    let mut next_us = window.start_us;
+    while wait_until(next_us, stop) && now_us() < window.end_us {
         let began = Instant::now();
         let read = read_ends(&client, &plan.topic, partitions);
         queries

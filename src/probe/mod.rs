@@ -16,6 +16,13 @@
 //! The probe also checks itself: about every 100 ms of the window it compares
 //! its own position with the output's end, so a run where the probe, not the
 //! product, fell behind can be told apart.
+//!
+//! Latency over time: beside the window's histogram, the probe keeps one per
+//! sample interval (anchored at the window's start), summarised as each
+//! interval closes, so a product that stops now and then shows when.
+//!
+//! The window is given on the command line, or announced at run time in a
+//! window file (`crate::handoff`): until it appears, nothing is measured.
 
 mod lag;
 
@@ -39,6 +46,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::broker::admin::{assign_all, recoverable};
 use crate::clock::{now_us, sleep_until_us};
+use crate::handoff::{WindowAnnouncement, WindowSource, WindowWatch};
+use crate::results::LatencySeries;
 use lag::{LagTally, OutputEnds};
 pub use lag::{ProbeLag, PROBE_BEHIND_LIMIT_MS};
 
@@ -58,10 +67,11 @@ pub struct ProbePlan {
     pub topic: String,
     /// The probe's own topic for the setup floor.
     pub floor_topic: String,
-    /// Arrivals from here on are measured, epoch microseconds.
-    pub window_start_us: i64,
-    /// Arrivals from here on are not; the probe then exits.
-    pub window_end_us: i64,
+    /// Where arrivals are measured: from the window's start on, until its
+    /// end, when the probe exits; known at start, or announced in a file.
+    pub window: WindowSource,
+    /// The length of the intervals latency over time is kept for, µs.
+    pub interval_us: i64,
     /// The output records' field holding when each was due, epoch µs.
     pub stamp_field: String,
     /// Where the summary goes as JSON (standard output when `None`).
@@ -155,6 +165,84 @@ pub struct ProbeSummary {
     pub unreadable: u64,
     /// How far the probe's own consumer trailed the output's end.
     pub lag: ProbeLag,
+    /// The output's latency per interval of the window.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub intervals: Option<LatencySeries>,
+}
+
+/// Latency per interval of a window: one histogram open at a time, since
+/// arrivals come in time order; each interval is summarised as a later
+/// arrival (or the window's end) closes it.
+pub struct IntervalLatency {
+    start_us: i64,
+    end_us: i64,
+    interval_us: i64,
+    /// The interval `open` belongs to.
+    current: usize,
+    open: Histogram<u64>,
+    series: LatencySeries,
+}
+
+impl IntervalLatency {
+    /// Intervals of `interval_us` from `window.start_us` to `window.end_us`,
+    /// the last one possibly shorter.
+    pub fn new(window: WindowAnnouncement, interval_us: i64) -> IntervalLatency {
+        let interval_us = interval_us.max(1);
+        IntervalLatency {
+            start_us: window.start_us,
+            end_us: window.end_us,
+            interval_us,
+            current: 0,
+            open: new_histogram(),
+            series: LatencySeries::new((interval_us / 1000) as u64),
+        }
+    }
+
+    /// How many intervals the window has.
+    fn intervals(&self) -> usize {
+        ((self.end_us - self.start_us).max(0) as u64).div_ceil(self.interval_us as u64) as usize
+    }
+
+    /// Times one output record that arrived at `arrival_us`, `latency_us` late.
+    /// Arrivals outside the window are not counted.
+    pub fn record(&mut self, arrival_us: i64, latency_us: u64) -> Result<()> {
+        if arrival_us < self.start_us || arrival_us >= self.end_us {
+            return Ok(());
+        }
+        let index = ((arrival_us - self.start_us) / self.interval_us) as usize;
+        self.close_until(index);
+        // `record`, not `saturating_record`: only it grows the histogram.
+        self.open
+            .record(latency_us)
+            .context("probe: recording an interval's latency")
+    }
+
+    /// Closes every interval before `index`.
+    fn close_until(&mut self, index: usize) {
+        while self.current < index {
+            let interval_end =
+                (self.start_us + (self.current as i64 + 1) * self.interval_us).min(self.end_us);
+            let t_s = ((interval_end - self.start_us) as f64 / 1000.0).round() / 1000.0;
+            let ms = |us: u64| us as f64 / 1000.0;
+            let seen = !self.open.is_empty();
+            let s = &mut self.series;
+            s.t_s.push(t_s);
+            s.count.push(self.open.len());
+            s.p50_ms
+                .push(seen.then(|| ms(self.open.value_at_quantile(0.5))));
+            s.p99_ms
+                .push(seen.then(|| ms(self.open.value_at_quantile(0.99))));
+            s.max_ms.push(seen.then(|| ms(self.open.max())));
+            self.open.reset();
+            self.current += 1;
+        }
+    }
+
+    /// The series, every interval of the window closed.
+    pub fn finish(mut self) -> LatencySeries {
+        self.close_until(self.intervals());
+        self.series
+    }
 }
 
 /// A latency histogram in microseconds, 3 significant digits.
@@ -224,16 +312,19 @@ fn write_floor(bootstrap: &str, topic: &str, stop: &AtomicBool) -> Result<()> {
 struct Timing<'a> {
     floor_topic: &'a str,
     stamp_field: &'a str,
-    window_start_us: i64,
+    /// The window, once known.
+    window: Option<WindowAnnouncement>,
     output: Histogram<u64>,
     floor: Histogram<u64>,
+    /// The output's latency per interval, once the window is known.
+    intervals: Option<IntervalLatency>,
     unreadable: u64,
 }
 
 impl Timing<'_> {
     /// Times one record that arrived at `arrival_us`.
     fn time(&mut self, message: &BorrowedMessage<'_>, arrival_us: i64) -> Result<()> {
-        if arrival_us < self.window_start_us {
+        if self.window.is_none_or(|w| arrival_us < w.start_us) {
             return Ok(());
         }
         let is_floor = message.topic() == self.floor_topic;
@@ -244,12 +335,34 @@ impl Timing<'_> {
         };
         let stamp = message.payload().and_then(|p| stamp_of(p, field));
         match (stamp, is_floor) {
-            (Some(due_us), false) => self.output.record((arrival_us - due_us).max(1) as u64)?,
+            (Some(due_us), false) => {
+                let latency_us = (arrival_us - due_us).max(1) as u64;
+                self.output.record(latency_us)?;
+                if let Some(intervals) = self.intervals.as_mut() {
+                    intervals.record(arrival_us, latency_us)?;
+                }
+            }
             (Some(due_us), true) => self.floor.record((arrival_us - due_us).max(1) as u64)?,
             (None, false) => self.unreadable += 1,
             (None, true) => {}
         }
         Ok(())
+    }
+}
+
+impl Timing<'_> {
+    /// The window is known from `now_us` on: intervals of `interval_us` are
+    /// kept from its start.
+    fn learn(&mut self, window: WindowAnnouncement, interval_us: i64, now_us: i64) {
+        if now_us > window.start_us {
+            eprintln!(
+                "probe: the window was announced {} ms after its start; \
+                 arrivals before then are not counted",
+                (now_us - window.start_us) / 1000
+            );
+        }
+        self.window = Some(window);
+        self.intervals = Some(IntervalLatency::new(window, interval_us));
     }
 }
 
@@ -291,12 +404,14 @@ pub fn run(plan: &ProbePlan) -> Result<()> {
     };
     println!("{READY_LINE}");
 
+    let mut watch = WindowWatch::new(plan.window.clone());
     let mut timing = Timing {
         floor_topic: &plan.floor_topic,
         stamp_field: &plan.stamp_field,
-        window_start_us: plan.window_start_us,
+        window: None,
         output: new_histogram(),
         floor: new_histogram(),
+        intervals: None,
         unreadable: 0,
     };
     let mut lag = LagTally::new();
@@ -306,7 +421,14 @@ pub fn run(plan: &ProbePlan) -> Result<()> {
         // a read of the output's end is compared after it is due.
         let polled = consumer.poll(Duration::from_millis(10));
         let arrival = now_us();
-        if arrival >= plan.window_end_us {
+        if timing.window.is_none() {
+            match watch.poll(arrival) {
+                Ok(Some(window)) => timing.learn(window, plan.interval_us, arrival),
+                Ok(None) => {}
+                Err(err) => break Err(err.context("probe: reading its window file")),
+            }
+        }
+        if timing.window.is_some_and(|w| arrival >= w.end_us) {
             break Ok(());
         }
         let timed = match polled {
@@ -344,6 +466,7 @@ pub fn run(plan: &ProbePlan) -> Result<()> {
         floor: LatencySummary::from_histogram(&timing.floor)?,
         unreadable: timing.unreadable,
         lag: lag.summary(&end_queries?),
+        intervals: timing.intervals.map(IntervalLatency::finish),
     };
     crate::handoff::write(plan.summary.as_deref(), &summary)
 }
@@ -359,10 +482,14 @@ fn sample_lag(
     timing: &mut Timing<'_>,
     lag: &mut LagTally,
 ) -> Result<()> {
+    // The window's ends come only once the window is known.
+    let Some(window) = timing.window else {
+        return Ok(());
+    };
     let drain_deadline = now_us() + lag::SAMPLE_PERIOD_US;
     while let Some(polled) = consumer.poll(Duration::ZERO) {
         let arrival = now_us();
-        if arrival >= plan.window_end_us {
+        if arrival >= window.end_us {
             // Past the window nothing is timed, nor sampled.
             return Ok(());
         }
@@ -384,7 +511,7 @@ fn sample_lag(
         Ok(position) => lag.sample(
             ends.trailing(&position, &plan.topic),
             timing.output.len(),
-            now - plan.window_start_us,
+            now - window.start_us,
         ),
         // The position is local state; should it be unreadable, the sample is lost, not the run.
         Err(_) => lag.failed(),
@@ -427,6 +554,50 @@ mod tests {
         );
         assert_eq!(stamp_of(br#"{"ts_us":"late"}"#, "ts_us"), None);
         assert_eq!(stamp_of(b"not json", "ts_us"), None);
+    }
+
+    #[test]
+    fn each_arrival_lands_in_its_own_interval_and_the_last_is_shorter() {
+        // a 2.5 s window in 1 s intervals: [0, 1), [1, 2), [2, 2.5)
+        let window = WindowAnnouncement {
+            start_us: 10_000_000,
+            end_us: 12_500_000,
+        };
+        let mut intervals = IntervalLatency::new(window, 1_000_000);
+        for (arrival_us, latency_us) in [
+            (9_999_999, 99_000),   // before the window
+            (10_000_000, 5_000),   // the first instant of [0, 1)
+            (10_999_999, 7_000),   // its last
+            (12_000_000, 900_000), // [2, 2.5): [1, 2) stays empty
+            (12_499_999, 1_000),
+            (12_500_000, 50_000), // the window's end is past it
+        ] {
+            intervals.record(arrival_us, latency_us).unwrap();
+        }
+        let s = intervals.finish();
+        assert_eq!(s.interval_ms, 1000);
+        assert_eq!(s.t_s, vec![1.0, 2.0, 2.5]);
+        assert_eq!(s.count, vec![2, 0, 2]);
+        // within the histogram's 3 significant digits
+        let near = |got: Option<f64>, ms: f64| got.is_some_and(|v| (v / ms - 1.0).abs() < 1e-3);
+        assert!(near(s.p50_ms[0], 5.0) && near(s.max_ms[0], 7.0), "{s:?}");
+        assert_eq!((s.p50_ms[1], s.p99_ms[1], s.max_ms[1]), (None, None, None));
+        assert!(near(s.p50_ms[2], 1.0), "{s:?}");
+        assert!(
+            near(s.p99_ms[2], 900.0) && near(s.max_ms[2], 900.0),
+            "{s:?}"
+        );
+    }
+
+    #[test]
+    fn a_window_with_no_arrival_has_every_interval_empty() {
+        let window = WindowAnnouncement {
+            start_us: 0,
+            end_us: 3_000_000,
+        };
+        let s = IntervalLatency::new(window, 1_000_000).finish();
+        assert_eq!(s.count, vec![0, 0, 0]);
+        assert_eq!(s.p99_ms, vec![None, None, None]);
     }
 
     #[test]

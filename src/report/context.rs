@@ -18,7 +18,7 @@ use super::eos_cost::eos_cost;
 use super::failed::failed_table;
 use super::latency::{latency_section, LatencySection};
 use super::lines::{group_lines, is_chaos, line_order, LineRuns, Verdict};
-use super::points::{group_points, PointSettings};
+use super::points::{distinct_hosts, group_points, host_suffix, PointSettings};
 use super::releases::releases_table;
 use super::resources::resources_table;
 use super::sanity;
@@ -158,6 +158,10 @@ pub fn index_page(suite: &Suite, results: &BTreeMap<String, Vec<RunRecord>>) -> 
         );
         let all: Vec<&RunRecord> = records.iter().collect();
         let grouped = group_lines(&line_order(suite, records), &all);
+        let hosts: Vec<HostInfo> = distinct_hosts(records.iter().map(|r| &r.host))
+            .into_iter()
+            .cloned()
+            .collect();
         for line in &grouped {
             let Some(last) = line.all.last() else {
                 continue;
@@ -170,7 +174,8 @@ pub fn index_page(suite: &Suite, results: &BTreeMap<String, Vec<RunRecord>>) -> 
                     .set("last run", Cell::text(date_time(&last.started_at)))
                     .set(
                         "point",
-                        Cell::text(point.label()).with_title(point.detail()),
+                        Cell::text(point.label() + &host_suffix(&last.host, &hosts))
+                            .with_title(point.detail()),
                     )
                     .set("status", status_cell(last))
                     .set(
@@ -271,6 +276,8 @@ pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> Worklo
         .map(|output| output.sanity());
     let iso_settings = PointSettings::from_defaults(suite, suite.bench.iso_rate, workload);
     let iso = points.iter().find(|p| p.is_iso());
+    // The iso point's name carries its host when the page has several.
+    let iso_name = iso.map_or_else(|| iso_settings.label(), |p| p.name.clone());
     let (eos_cost, iso_costs) = eos_cost(suite, &order, records, &points, &page_lines);
     let several_hosts = points
         .iter()
@@ -300,6 +307,7 @@ pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> Worklo
                     &format!("Throughput / efficiency · {label}"),
                     &p.records,
                     &p.lines,
+                    p.point.settings.beyond_capacity_by_design(),
                 ),
                 charts: series_charts(&p.lines),
                 resources: resources_table(
@@ -320,8 +328,8 @@ pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> Worklo
             .map(|w| flow_svg(suite, w, &page_lines))
             .unwrap_or_default(),
         header: header(records),
-        summary: summary(iso, iso_settings.label(), iso_costs),
-        latency: latency_section(iso, iso_settings.label(), iso_settings.detail()),
+        summary: summary(iso, iso_name.clone(), iso_costs),
+        latency: latency_section(iso, iso_name, iso_settings.detail()),
         points: sections,
         eos_cost,
         sanity: sanity::sanity_table(&points, sanity_spec),

@@ -2,13 +2,19 @@
 //! at-least-once line of the same product (by the records' product and
 //! delivery mode, never by name), at each bench point where both have runs.
 //! A pair measured only at different points is "not comparable", without a
-//! number; a pair whose two batches are one batch is `interleaved`.
+//! number; a pair whose two batches are one batch is `interleaved`, and its
+//! changes are the median of the per-round ratios with their interval and
+//! sign test. Efficiency is compared only where both lines kept up (or were
+//! fed beyond capacity by design), as in the throughput tables.
 
-use super::figures::{figure, format_of, metric_cell, metric_column};
-use super::lines::LineRuns;
+use super::figures::{
+    coverage_for, coverage_of_n, coverage_text, figure, format_of, metric_cell, metric_column,
+    SINGLE_RUN,
+};
+use super::lines::{efficiency_runs, may_lead, LineRuns};
 use super::points::PointRuns;
-use super::table::{signed_percent, Cell, Column, Row, Table};
-use crate::analysis::paired::{self, RunFigures, Verdict};
+use super::table::{joined, signed_percent, Cell, Column, Row, Table};
+use crate::analysis::paired::{self, RatioSummary, RoundPair, RunFigures, Verdict};
 use crate::config::{Delivery, Suite};
 use crate::results::{Regime, RunConfig, RunRecord};
 
@@ -17,8 +23,15 @@ pub(super) struct IsoCost {
     pub(super) product: String,
     /// The change in rows/s per core and CPU per record, in words.
     pub(super) text: String,
+    /// Its n and interval: `5 paired rounds · 93.75 %: -12.0 % – -9.1 %`.
+    pub(super) certainty: String,
     /// `interleaved` or `separately`.
     pub(super) measured: &'static str,
+    /// The fewest runs behind the figures: the summary wants 3.
+    pub(super) n: usize,
+    /// Whether the figures may head the summary (no flag of
+    /// [`super::lines::NEVER_LEADS`]).
+    pub(super) may_lead: bool,
 }
 
 /// An exactly-once line and the at-least-once line it is set against.
@@ -59,11 +72,12 @@ pub(super) fn measured(alos: &[&RunRecord], eos: &[&RunRecord]) -> &'static str 
     }
 }
 
-const COLUMNS: [&str; 9] = [
+const COLUMNS: [&str; 10] = [
     "line",
     "vs",
     "point",
     "regime",
+    "n",
     "rows/s per core",
     "CPU / record",
     "consumed/s",
@@ -89,11 +103,16 @@ pub(super) fn eos_cost(
             },
             "CPU / record" => metric_column(&all, label, "us_cpu_per_record"),
             "latency p50" => metric_column(&all, label, "latency_p50_ms"),
+            "n" => Column {
+                unit: "runs".to_string(),
+                ..Column::plain(label)
+            },
             _ => Column::plain(label),
         })
         .collect();
     let mut table = Table::new("Cost of exactly-once", columns);
     let mut iso_costs = Vec::new();
+    let tie_band = suite.bench.tolerances.tie_band;
     // Lines in page order, each with its product and delivery: from the
     // records where a line ran, else from its product.yaml.
     let described: Vec<(String, String, Delivery)> = order
@@ -134,19 +153,11 @@ pub(super) fn eos_cost(
                 continue;
             };
             at_points += 1;
-            let row = cost_row(pair, point.name.clone(), alos, eos);
+            let costs = PairCosts::at(point, alos, eos, tie_band);
             if point.is_iso() {
-                iso_costs.push(IsoCost {
-                    product: pair.product.clone(),
-                    text: format!(
-                        "rows/s per core {}, CPU / record {} µs",
-                        change(&alos.batch, &eos.batch, "rows_per_s_per_core").text,
-                        transition(&alos.batch, &eos.batch, "us_cpu_per_record").text
-                    ),
-                    measured: measured(&alos.batch, &eos.batch),
-                });
+                iso_costs.extend(costs.iso_cost(pair));
             }
-            table.push(row);
+            table.push(costs.row(pair, point.name.clone()));
         }
         if at_points > 0 {
             continue;
@@ -161,10 +172,13 @@ pub(super) fn eos_cost(
             .set("vs", Cell::text(&pair.alos));
         let row = match (newest(&pair.eos), newest(&pair.alos)) {
             (Some(eos), Some(alos)) => {
+                // The point's name: its settings that differ, and its host
+                // when the page has several.
                 let at = |l: &LineRuns<'_>| {
                     l.batch
                         .last()
-                        .map(|r| super::points::PointSettings::from_config(&r.config).label())
+                        .and_then(|r| points.iter().find(|p| p.point.holds(r)))
+                        .map(|p| p.name.clone())
                         .unwrap_or_default()
                 };
                 let why = format!(
@@ -184,6 +198,7 @@ pub(super) fn eos_cost(
                     Cell::text("different points").with_title(why.clone()),
                 )
                 .set("regime", not_comparable())
+                .set("n", Cell::missing())
                 .set("rows/s per core", not_comparable())
                 .set("CPU / record", not_comparable())
                 .set("consumed/s", not_comparable())
@@ -197,49 +212,196 @@ pub(super) fn eos_cost(
     (table, iso_costs)
 }
 
-/// The row of one pair at one point.
-fn cost_row(pair: &LinePair, point: String, alos: &LineRuns<'_>, eos: &LineRuns<'_>) -> Row {
-    let (a, e) = (&alos.batch[..], &eos.batch[..]);
-    let regime = |l: &LineRuns<'_>| l.regime().map_or("mixed", Regime::as_str);
-    let both = |r: Regime| alos.regime() == Some(r) && eos.regime() == Some(r);
-    let consumed = if both(Regime::Saturated) {
-        change(a, e, "consumed_per_s")
-    } else {
-        Cell::text("—").with_class("na").with_title(
-            "a change in capacity only when both were saturated; otherwise it is the offered rate",
-        )
-    };
-    let latency = if both(Regime::KeepUp) {
-        transition(a, e, "latency_p50_ms")
-    } else {
-        Cell::text("—")
-            .with_class("na")
-            .with_title("latency only when both kept up")
-    };
-    let mut marks = vec![measured(a, e)];
-    let mut differences = Vec::new();
-    if let (Some(ra), Some(re)) = (a.last(), e.last()) {
-        if ra.config != re.config {
-            marks.push("≠ config");
-            differences = config_differences(&ra.config, &re.config);
+/// How the runs of a pair are set against each other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Matched {
+    /// Round by round within one batch: this many paired rounds.
+    Rounds(usize),
+    /// The median of each line's batch: this many runs at-least-once, and
+    /// exactly-once.
+    Medians(usize, usize),
+}
+
+impl Matched {
+    /// Rounds when the runs are one batch with two or more rounds of both.
+    fn of(alos: &[&RunRecord], eos: &[&RunRecord]) -> Matched {
+        match round_pairs(alos, eos) {
+            Some(pairs) if measured(alos, eos) == "interleaved" && pairs.len() >= 2 => {
+                Matched::Rounds(pairs.len())
+            }
+            _ => Matched::Medians(alos.len(), eos.len()),
         }
     }
-    Row::new()
-        .set("line", Cell::text(&pair.eos))
-        .set("vs", Cell::text(&pair.alos))
-        .set("point", Cell::text(point))
-        .set(
-            "regime",
-            Cell::text(format!("{} → {}", regime(alos), regime(eos))),
-        )
-        .set("rows/s per core", change(a, e, "rows_per_s_per_core"))
-        .set("CPU / record", transition(a, e, "us_cpu_per_record"))
-        .set("consumed/s", consumed)
-        .set("latency p50", latency)
-        .set(
-            "measured",
-            Cell::text(marks.join(" · ")).with_title(differences.join("; ")),
-        )
+
+    /// The fewest runs behind a figure.
+    fn n(self) -> usize {
+        match self {
+            Matched::Rounds(n) => n,
+            Matched::Medians(a, e) => a.min(e),
+        }
+    }
+
+    /// `5 paired rounds`, `3 → 1 runs`.
+    fn text(self) -> String {
+        match self {
+            Matched::Rounds(n) => format!("{n} paired rounds"),
+            Matched::Medians(a, e) => format!("{a} → {e} runs"),
+        }
+    }
+
+    fn cell(self) -> Cell {
+        let cell = Cell::text(self.text());
+        match self {
+            Matched::Rounds(n) => Cell {
+                interval: coverage_of_n(n),
+                ..cell.with_title(
+                    "one interleaved batch: each change is the median of the per-round ratios",
+                )
+            },
+            Matched::Medians(..) if self.n() == 1 => cell
+                .with_class(SINGLE_RUN)
+                .with_title("a single run on one side at least: the change is of single runs"),
+            Matched::Medians(..) => cell.with_title(
+                "runs at-least-once → exactly-once: each change is the ratio of the two medians",
+            ),
+        }
+    }
+}
+
+/// The runs of one pair at one point, and what they compare on.
+struct PairCosts<'p, 'a> {
+    alos: &'p LineRuns<'a>,
+    eos: &'p LineRuns<'a>,
+    /// The runs efficiency is compared on (kept up, or fed beyond capacity
+    /// by design), when both lines have some.
+    efficiency: Option<(Vec<&'a RunRecord>, Vec<&'a RunRecord>)>,
+    tie_band: f64,
+}
+
+impl<'p, 'a> PairCosts<'p, 'a> {
+    fn at(
+        point: &PointRuns<'_>,
+        alos: &'p LineRuns<'a>,
+        eos: &'p LineRuns<'a>,
+        tie_band: f64,
+    ) -> PairCosts<'p, 'a> {
+        let by_design = point.point.settings.beyond_capacity_by_design();
+        let (a, e) = (
+            efficiency_runs(&alos.batch, by_design),
+            efficiency_runs(&eos.batch, by_design),
+        );
+        PairCosts {
+            alos,
+            eos,
+            efficiency: (!a.is_empty() && !e.is_empty()).then_some((a, e)),
+            tie_band,
+        }
+    }
+
+    /// Why efficiency is not compared: the regimes of the lines without
+    /// runs that kept up.
+    fn no_efficiency(&self) -> Cell {
+        let regimes: Vec<String> = [self.alos, self.eos]
+            .iter()
+            .filter_map(|l| {
+                let regime = l.regime().map_or("mixed", Regime::as_str);
+                (regime != "keep-up").then(|| format!("{} was {regime}", l.name))
+            })
+            .collect();
+        Cell::text("—").with_class("na").with_title(format!(
+            "efficiency only when both kept up: {}",
+            regimes.join(", ")
+        ))
+    }
+
+    /// The summary's finding at the iso point: None when efficiency is not
+    /// compared.
+    fn iso_cost(&self, pair: &LinePair) -> Option<IsoCost> {
+        let (a, e) = self.efficiency.as_ref()?;
+        let matched = Matched::of(a, e);
+        let rows = change(a, e, "rows_per_s_per_core", self.tie_band);
+        let cpu = transition(a, e, "us_cpu_per_record");
+        let certainty = match matched {
+            Matched::Rounds(n) if !rows.interval.is_empty() => format!(
+                "{} · {}: {}",
+                matched.text(),
+                coverage_for(n).map_or_else(String::new, coverage_text),
+                rows.interval
+            ),
+            Matched::Rounds(_) => matched.text(),
+            Matched::Medians(..) => format!("{}, no paired interval", matched.text()),
+        };
+        Some(IsoCost {
+            product: pair.product.clone(),
+            text: format!(
+                "rows/s per core {}, CPU / record {} µs",
+                rows.text, cpu.text
+            ),
+            certainty,
+            measured: measured(a, e),
+            n: matched.n(),
+            may_lead: may_lead(a) && may_lead(e),
+        })
+    }
+
+    /// The row of the pair at one point.
+    fn row(&self, pair: &LinePair, point: String) -> Row {
+        let (alos, eos) = (self.alos, self.eos);
+        let (a, e) = (&alos.batch[..], &eos.batch[..]);
+        let regime = |l: &LineRuns<'_>| l.regime().map_or("mixed", Regime::as_str);
+        let both = |r: Regime| alos.regime() == Some(r) && eos.regime() == Some(r);
+        let consumed = if both(Regime::Saturated) {
+            change(a, e, "consumed_per_s", self.tie_band)
+        } else {
+            Cell::text("—").with_class("na").with_title(
+                "a change in capacity only when both were saturated; otherwise it is the offered rate",
+            )
+        };
+        let latency = if both(Regime::KeepUp) {
+            transition(a, e, "latency_p50_ms")
+        } else {
+            Cell::text("—")
+                .with_class("na")
+                .with_title("latency only when both kept up")
+        };
+        let (n, rows, cpu) = match &self.efficiency {
+            Some((ea, ee)) => (
+                Matched::of(ea, ee).cell(),
+                change(ea, ee, "rows_per_s_per_core", self.tie_band),
+                transition(ea, ee, "us_cpu_per_record"),
+            ),
+            None => (
+                Matched::of(a, e).cell(),
+                self.no_efficiency(),
+                self.no_efficiency(),
+            ),
+        };
+        let mut marks = vec![measured(a, e)];
+        let mut differences = Vec::new();
+        if let (Some(ra), Some(re)) = (a.last(), e.last()) {
+            if ra.config != re.config {
+                marks.push("≠ config");
+                differences = config_differences(&ra.config, &re.config);
+            }
+        }
+        Row::new()
+            .set("line", Cell::text(&pair.eos))
+            .set("vs", Cell::text(&pair.alos))
+            .set("point", Cell::text(point))
+            .set(
+                "regime",
+                Cell::text(format!("{} → {}", regime(alos), regime(eos))),
+            )
+            .set("n", n)
+            .set("rows/s per core", rows)
+            .set("CPU / record", cpu)
+            .set("consumed/s", consumed)
+            .set("latency p50", latency)
+            .set(
+                "measured",
+                Cell::text(marks.join(" · ")).with_title(differences.join("; ")),
+            )
+    }
 }
 
 /// How the at-least-once run's configuration differs from the exactly-once
@@ -270,61 +432,120 @@ fn config_differences(alos: &RunConfig, eos: &RunConfig) -> Vec<String> {
 }
 
 /// The change of figure `name` from `alos` to `eos`, as a signed percentage:
-/// for an interleaved batch, the median of the per-round paired ratios, or
-/// "not separable" when the sign flipped between rounds; for two batches
-/// measured separately, the ratio of their medians.
-fn change(alos: &[&RunRecord], eos: &[&RunRecord], name: &'static str) -> Cell {
+/// for an interleaved batch, the median of the per-round paired ratios with
+/// its interval, or "not separable" when the interval straddles no change
+/// or the sign test's p is above 0.05 (`tie_band`: a round within 1 ± it is
+/// a tie); for two batches measured separately, the ratio of their medians.
+fn change(alos: &[&RunRecord], eos: &[&RunRecord], name: &'static str, tie_band: f64) -> Cell {
     if measured(alos, eos) == "interleaved" {
-        if let Some(cell) = paired_change(alos, eos, name) {
+        if let Some(cell) = paired_change(alos, eos, name, tie_band) {
             return cell;
         }
     }
     match (figure(alos, name), figure(eos, name)) {
         (Some(x), Some(y)) if x.median > 0.0 => {
             let format = format_of(name);
-            Cell::text(signed_percent(y.median / x.median - 1.0)).with_title(format!(
-                "{} → {}",
+            let cell = Cell::text(signed_percent(y.median / x.median - 1.0)).with_title(format!(
+                "{} → {}, the ratio of the medians of {} and {} runs",
                 format(x.median),
-                format(y.median)
-            ))
+                format(y.median),
+                x.count,
+                y.count
+            ));
+            if x.count.min(y.count) == 1 {
+                cell.with_class(SINGLE_RUN)
+            } else {
+                cell
+            }
         }
         _ => Cell::missing(),
     }
 }
 
-/// The paired change of `name` over the rounds of one batch; None when its
-/// runs carry no rounds to pair.
-fn paired_change(alos: &[&RunRecord], eos: &[&RunRecord], name: &'static str) -> Option<Cell> {
+/// The runs of both lines paired by round; None when a run has no round.
+fn round_pairs<'r>(alos: &[&'r RunRecord], eos: &[&'r RunRecord]) -> Option<Vec<RoundPair<'r>>> {
     fn figures<'r>(runs: &[&'r RunRecord]) -> Option<Vec<RunFigures<'r>>> {
         runs.iter().map(|r| RunFigures::from_record(r)).collect()
     }
-    let pairing = paired::pair_by_round(&figures(alos)?, &figures(eos)?);
-    if pairing.pairs.len() < 2 {
+    Some(paired::pair_by_round(&figures(alos)?, &figures(eos)?).pairs)
+}
+
+/// A sign test's p as the page writes it.
+fn p_text(p: f64) -> String {
+    if p < 0.001 {
+        "< 0.001".to_string()
+    } else {
+        format!("{p:.3}")
+    }
+}
+
+/// The interval of a median ratio as a change: `-12.0 % – -9.1 %`.
+fn ratio_interval(ratios: &RatioSummary) -> String {
+    ratios.interval.map_or_else(String::new, |i| {
+        format!(
+            "{} – {}",
+            signed_percent(i.low - 1.0),
+            signed_percent(i.high - 1.0)
+        )
+    })
+}
+
+/// The paired change of `name` over the rounds of one batch; None when its
+/// runs carry no rounds to pair.
+fn paired_change(
+    alos: &[&RunRecord],
+    eos: &[&RunRecord],
+    name: &'static str,
+    tie_band: f64,
+) -> Option<Cell> {
+    let pairs = round_pairs(alos, eos)?;
+    if pairs.len() < 2 {
         return None;
     }
-    let figure = paired::compare_figure(&pairing.pairs, name);
-    Some(match figure.verdict {
-        Verdict::Separable { standing, ratios } => Cell::text(signed_percent(ratios.median - 1.0))
-            .with_title(format!(
-                "median of {} per-round ratios ({} – {}); exactly-once {} in every round",
-                ratios.count,
-                signed_percent(ratios.min - 1.0),
-                signed_percent(ratios.max - 1.0),
-                standing.as_str()
-            )),
-        Verdict::NotSeparable => Cell::text("not separable")
+    let figure = paired::compare_figure(&pairs, name, tie_band);
+    let ratios = match &figure.verdict {
+        Verdict::NotComparable { reason } => {
+            return Some(Cell::text("—").with_class("na").with_title(reason.clone()))
+        }
+        Verdict::Separable { ratios, .. } | Verdict::NotSeparable { ratios } => ratios,
+    };
+    let interval = ratio_interval(ratios);
+    let evidence = format!(
+        "median of {} per-round ratios {}{}; sign test p = {} ({} rounds worse, {} better, {} within the {} tie band)",
+        ratios.n,
+        signed_percent(ratios.median - 1.0),
+        match ratios.interval {
+            Some(i) => format!(", {} interval {interval}", coverage_text(i.coverage)),
+            None => ", no interval under 3 rounds".to_string(),
+        },
+        p_text(ratios.sign.p),
+        ratios.sign.worse,
+        ratios.sign.better,
+        ratios.sign.ties,
+        coverage_text(tie_band),
+    );
+    let mut cell = match &figure.verdict {
+        Verdict::Separable { standing, .. } => Cell::text(signed_percent(ratios.median - 1.0))
+            .with_title(format!("exactly-once {}: {evidence}", standing.as_str())),
+        _ => Cell::text("not separable")
             .with_class("na")
-            .with_title("the sign of the change flipped between rounds: within the noise"),
-        Verdict::NotComparable { reason } => Cell::text("—").with_class("na").with_title(reason),
-    })
+            .with_title(format!(
+                "not separable, {}: {evidence}",
+                ratios.not_separable_because()
+            )),
+    };
+    cell.interval = interval;
+    Some(cell)
 }
 
 /// `a → b` of one figure, each a median of its batch.
 fn transition(alos: &[&RunRecord], eos: &[&RunRecord], name: &str) -> Cell {
     let (a, b) = (metric_cell(alos, name), metric_cell(eos, name));
     let text = format!("{} → {}", a.text, b.text);
+    let interval = joined(&a.interval, &b.interval, " → ");
     Cell {
         text,
+        interval,
         ..Cell::pair(a, b)
     }
 }
@@ -367,41 +588,75 @@ mod tests {
         assert_eq!(measured(&[&a], &[&b]), "separately");
     }
 
+    fn run(round: u32, value: f64) -> RunRecord {
+        let mut r = crate::report::fixture_record();
+        r.round = Some(round);
+        r.metrics.insert(
+            "rows_per_s_per_core".into(),
+            crate::results::Metric::new(
+                value,
+                "records/s per core",
+                crate::results::Better::Higher,
+            ),
+        );
+        r
+    }
+
+    fn refs(runs: &[RunRecord]) -> Vec<&RunRecord> {
+        runs.iter().collect()
+    }
+
     #[test]
-    fn an_interleaved_change_is_the_median_of_its_rounds() {
-        let base = crate::report::fixture_record();
-        let run = |round: u32, value: f64| {
-            let mut r = base.clone();
-            r.round = Some(round);
-            r.metrics.insert(
-                "rows_per_s_per_core".into(),
-                crate::results::Metric::new(
-                    value,
-                    "records/s per core",
-                    crate::results::Better::Higher,
-                ),
-            );
-            r
-        };
-        let alos = [run(1, 100.0), run(2, 200.0)];
-        // -10 % and -20 %: the median of the rounds is -15 %, where the
-        // ratio of the medians (150 -> 125) would read -16.7 %
-        let eos = [run(1, 90.0), run(2, 160.0)];
-        fn refs(runs: &[RunRecord]) -> Vec<&RunRecord> {
-            runs.iter().collect()
-        }
-        let cell = change(&refs(&alos), &refs(&eos), "rows_per_s_per_core");
-        assert_eq!(cell.text, signed_percent(-0.15));
-        // -10 % then +10 %: within the noise, no number
-        let flipped = [run(1, 90.0), run(2, 220.0)];
-        let cell = change(&refs(&alos), &refs(&flipped), "rows_per_s_per_core");
+    fn an_interleaved_change_is_the_median_of_its_rounds_with_its_interval() {
+        let alos: Vec<RunRecord> = (1..=5).map(|i| run(i, 100.0 * f64::from(i))).collect();
+        // -10 %, -20 %, -15 %, -12 %, -5 %: worse in every round, p = 1/32
+        let eos: Vec<RunRecord> = [90.0, 160.0, 255.0, 352.0, 475.0]
+            .iter()
+            .zip(1..)
+            .map(|(v, i)| run(i, *v))
+            .collect();
+        let cell = change(&refs(&alos), &refs(&eos), "rows_per_s_per_core", 0.01);
+        assert_eq!(cell.text, signed_percent(-0.12));
+        assert_eq!(cell.interval, "-20.0 % – -5.0 %");
+        assert!(
+            cell.title.contains("93.75 % interval -20.0 % – -5.0 %"),
+            "{}",
+            cell.title
+        );
+        assert!(cell.title.contains("p = 0.031"), "{}", cell.title);
+        assert_eq!(Matched::Rounds(5).cell().interval, "93.75 % intervals");
+        // three rounds: the interval at its 75 %, and p = 0.125 decides nothing
+        let cell = change(
+            &refs(&alos[..3]),
+            &refs(&eos[..3]),
+            "rows_per_s_per_core",
+            0.01,
+        );
         assert_eq!(cell.text, "not separable");
-        // measured separately: the ratio of the medians
+        assert_eq!(cell.interval, "-20.0 % – -10.0 %");
+        assert!(cell.title.contains("75 % interval"), "{}", cell.title);
+        // measured separately: the ratio of the medians, no interval
         let mut apart = eos.clone();
         for r in &mut apart {
             r.batch_id = "another".into();
         }
-        let cell = change(&refs(&alos), &refs(&apart), "rows_per_s_per_core");
-        assert_eq!(cell.text, signed_percent(125.0 / 150.0 - 1.0));
+        let cell = change(&refs(&alos), &refs(&apart), "rows_per_s_per_core", 0.01);
+        assert_eq!(cell.text, signed_percent(255.0 / 300.0 - 1.0));
+        assert!(cell.interval.is_empty());
+        assert_eq!(
+            Matched::of(&refs(&alos), &refs(&apart)),
+            Matched::Medians(5, 5)
+        );
+        assert_eq!(Matched::of(&refs(&alos), &refs(&eos)), Matched::Rounds(5));
+    }
+
+    #[test]
+    fn a_change_of_single_runs_is_marked() {
+        let (alos, mut eos) = (run(1, 100.0), run(1, 90.0));
+        eos.batch_id = "another".into();
+        let cell = change(&[&alos], &[&eos], "rows_per_s_per_core", 0.01);
+        assert_eq!(cell.class, SINGLE_RUN);
+        assert_eq!(Matched::of(&[&alos], &[&eos]).cell().text, "1 → 1 runs");
+        assert_eq!(Matched::of(&[&alos], &[&eos]).cell().class, SINGLE_RUN);
     }
 }

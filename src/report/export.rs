@@ -8,7 +8,7 @@ use anyhow::{Context, Result};
 use hdrhistogram::Histogram;
 
 use super::latency::decode_histogram;
-use super::table::Table;
+use super::table::{Cell, Table};
 use super::WorkloadPage;
 use crate::results::RunRecord;
 
@@ -94,6 +94,16 @@ fn tables(page: &WorkloadPage) -> Vec<&Table> {
     tables
 }
 
+/// A cell's text, with its interval in brackets where it has one:
+/// `25.9 (75 %: 24.6 – 28.0)`.
+fn cell_text(cell: &Cell) -> String {
+    if cell.interval.is_empty() {
+        cell.text.clone()
+    } else {
+        format!("{} ({})", cell.text, cell.interval)
+    }
+}
+
 fn header(table: &Table) -> Vec<String> {
     table
         .columns
@@ -124,7 +134,7 @@ pub fn csv(page: &WorkloadPage) -> String {
         let head: Vec<String> = header(table).iter().map(|h| field(h)).collect();
         let _ = writeln!(out, "{}", head.join(","));
         for row in &table.rows {
-            let cells: Vec<String> = row.iter().map(|c| field(&c.text)).collect();
+            let cells: Vec<String> = row.iter().map(|c| field(&cell_text(c))).collect();
             let _ = writeln!(out, "{}", cells.join(","));
         }
         out.push('\n');
@@ -139,14 +149,17 @@ pub fn markdown(page: &WorkloadPage) -> String {
     for table in tables(page) {
         let _ = writeln!(out, "## {}\n", table.title);
         if table.rows.is_empty() {
-            out.push_str("no recorded data yet\n\n");
+            let _ = writeln!(out, "{}\n", table.empty);
+            for note in &table.notes {
+                let _ = writeln!(out, "{note}\n");
+            }
             continue;
         }
         let head: Vec<String> = header(table).iter().map(|h| cell(h)).collect();
         let _ = writeln!(out, "| {} |", head.join(" | "));
         let _ = writeln!(out, "|{}", "---|".repeat(head.len()));
         for row in &table.rows {
-            let cells: Vec<String> = row.iter().map(|c| cell(&c.text)).collect();
+            let cells: Vec<String> = row.iter().map(|c| cell(&cell_text(c))).collect();
             let _ = writeln!(out, "| {} |", cells.join(" | "));
         }
         for note in &table.notes {

@@ -2,7 +2,7 @@
 //! why it failed. One list for the page: a failed run has no figure to
 //! compare, so it needs no section of its point.
 
-use super::points::PointSettings;
+use super::points::{distinct_hosts, host_suffix, PointSettings};
 use super::table::{date_time, Cell, Column, Row, Table};
 use crate::results::{RunRecord, Status};
 
@@ -25,6 +25,11 @@ pub(super) fn failed_table(records: &[RunRecord]) -> Table {
         .filter(|r| r.status == Status::Failed)
         .collect();
     failed.sort_by(|a, b| b.started_at.cmp(&a.started_at));
+    // Each row names its host when the page's runs ran on several.
+    let hosts: Vec<_> = distinct_hosts(records.iter().map(|r| &r.host))
+        .into_iter()
+        .cloned()
+        .collect();
     for r in failed.into_iter().take(SHOWN) {
         let why = r.failure.as_deref().unwrap_or("no reason recorded");
         let settings = PointSettings::from_config(&r.config);
@@ -33,7 +38,8 @@ pub(super) fn failed_table(records: &[RunRecord]) -> Table {
                 .set("line", Cell::text(&r.line))
                 .set(
                     "point",
-                    Cell::text(settings.label()).with_title(settings.detail()),
+                    Cell::text(settings.label() + &host_suffix(&r.host, &hosts))
+                        .with_title(settings.detail()),
                 )
                 .set("run", Cell::text(&r.run_id))
                 .set("started", Cell::text(date_time(&r.started_at)))

@@ -9,8 +9,10 @@ use hdrhistogram::Histogram;
 use serde::Serialize;
 
 use super::charts::{chart_data, Chart};
-use super::figures::{better_of, figure, metric_cell, metric_column};
-use super::lines::LineRuns;
+use super::figures::{
+    better_of, figure, metric_cell, metric_column, n_cell, n_column, older_batches_note,
+};
+use super::lines::{may_lead, LineRuns};
 use super::points::PointRuns;
 use super::svg::{self, Curve, XAxis};
 use super::table::{colour_column, Cell, Column, Row, Table};
@@ -40,8 +42,12 @@ const PERCENTILES: [(&str, &str); 5] = [
 
 /// The keep-up runs of a line's batch that carry latency.
 pub(super) fn latency_runs<'a>(line: &LineRuns<'a>) -> Vec<&'a RunRecord> {
-    line.batch
-        .iter()
+    latency_runs_of(&line.batch)
+}
+
+/// The keep-up runs of `runs` that carry latency.
+fn latency_runs_of<'a>(runs: &[&'a RunRecord]) -> Vec<&'a RunRecord> {
+    runs.iter()
         .filter(|r| r.regime == Some(Regime::KeepUp) && r.metrics.contains_key("latency_p50_ms"))
         .copied()
         .collect()
@@ -72,7 +78,7 @@ pub(super) fn latency_section(
 }
 
 fn latency_table(title: &str, records: &[&RunRecord], lines: &[&LineRuns<'_>]) -> Table {
-    let mut columns = vec![Column::plain("line"), Column::plain("regime")];
+    let mut columns = vec![Column::plain("line"), n_column(), Column::plain("regime")];
     columns.extend(
         PERCENTILES
             .iter()
@@ -87,6 +93,8 @@ fn latency_table(title: &str, records: &[&RunRecord], lines: &[&LineRuns<'_>]) -
     columns.push(metric_column(records, "added p50 / p99", "added_p50_ms"));
     let mut table = Table::new(title, columns);
     let mut values: Vec<Vec<Option<f64>>> = vec![Vec::new(); PERCENTILES.len()];
+    let mut leaders = Vec::new();
+    let mut older = Vec::new();
     for line in lines {
         let runs = latency_runs(line);
         if runs.is_empty() {
@@ -107,21 +115,44 @@ fn latency_table(title: &str, records: &[&RunRecord], lines: &[&LineRuns<'_>]) -
             }
             continue;
         }
+        let leads = may_lead(&runs);
+        leaders.push(leads);
+        let name = if leads {
+            Cell::text(line.label())
+        } else {
+            Cell::text(format!("{} ⚑", line.label())).with_title(
+                "flagged: its figures never set the best of a column (see the throughput table)",
+            )
+        };
+        older.extend(older_batches_note(
+            line,
+            &|runs| latency_runs_of(runs),
+            &[
+                ("p50", "latency_p50_ms"),
+                ("p99", "latency_p99_ms"),
+                ("added p50", "added_p50_ms"),
+            ],
+        ));
         let mut row = Row::new()
-            .set("line", Cell::text(line.label()))
+            .set("line", name)
+            .set("n", n_cell(&runs))
             .set("regime", Cell::text("keep-up"));
         for (i, (label, name)) in PERCENTILES.iter().enumerate() {
             values[i].push(figure(&runs, name).map(|f| f.median));
             row = row.set(label, metric_cell(&runs, name));
         }
         row = row
-            .set("records", metric_cell(&runs, "latency_count"))
+            .set(
+                "records",
+                metric_cell(&runs, "latency_count").without_interval(),
+            )
             .set(
                 "setup floor p50 / p99",
                 Cell::pair(
                     metric_cell(&runs, "floor_p50_ms"),
                     metric_cell(&runs, "floor_p99_ms"),
-                ),
+                )
+                .without_interval(),
             )
             .set(
                 "added p50 / p99",
@@ -133,8 +164,15 @@ fn latency_table(title: &str, records: &[&RunRecord], lines: &[&LineRuns<'_>]) -
         table.push(row);
     }
     for (i, (label, name)) in PERCENTILES.iter().enumerate() {
-        colour_column(&mut table, label, &values[i], better_of(records, name));
+        colour_column(
+            &mut table,
+            label,
+            &values[i],
+            &leaders,
+            better_of(records, name),
+        );
     }
+    table.notes.extend(older);
     table
 }
 

@@ -31,13 +31,31 @@ pub(super) struct LineRuns<'a> {
     pub(super) style: SeriesStyle,
 }
 
-impl LineRuns<'_> {
+impl<'a> LineRuns<'a> {
     /// The line's label: name and version of its newest comparable run.
     pub(super) fn label(&self) -> String {
         match self.batch.last().or(self.all.last()) {
             Some(r) => format!("{} {}", self.name, r.version),
             None => self.name.clone(),
         }
+    }
+
+    /// The line's older batches here, of the newest batch's version (another
+    /// version is another release), newest first: each its comparable runs.
+    pub(super) fn older_batches(&self) -> Vec<Vec<&'a RunRecord>> {
+        let Some(newest) = self.batch.first() else {
+            return Vec::new();
+        };
+        let mut batches: Vec<Vec<&RunRecord>> = Vec::new();
+        for run in self.all.iter().rev().filter(|r| {
+            comparable(r) && r.version == newest.version && r.batch_id != newest.batch_id
+        }) {
+            match batches.iter_mut().find(|b| b[0].batch_id == run.batch_id) {
+                Some(batch) => batch.insert(0, run),
+                None => batches.push(vec![run]),
+            }
+        }
+        batches
     }
 
     pub(super) fn regime(&self) -> Option<Regime> {
@@ -51,6 +69,38 @@ impl LineRuns<'_> {
             _ => None,
         }
     }
+}
+
+/// Flags that keep a run from heading a table: its figures are shown and
+/// marked ⚑, but never set the best of a coloured column, and the summary
+/// never names it. A flag of that kind is one more name here.
+pub(super) const NEVER_LEADS: [&str; 6] = [
+    flag::GENERATOR_BEHIND,
+    flag::PROBE_BEHIND,
+    flag::HOST_SATURATED,
+    flag::VERIFICATION_FAILED,
+    flag::INCONSISTENT_FLOW,
+    flag::NOT_STEADY,
+];
+
+/// Whether figures over `runs` may head a table: no run carries a flag of
+/// [`NEVER_LEADS`].
+pub(super) fn may_lead(runs: &[&RunRecord]) -> bool {
+    !runs
+        .iter()
+        .any(|r| NEVER_LEADS.iter().any(|f| r.has_flag(f)))
+}
+
+/// The runs of `runs` an efficiency table compares: those that kept up. A
+/// saturated run works at its capacity and a draining one catches up on
+/// its warm-up, so neither CPU per record is the steady state's; they are
+/// listed with their regime instead. Where every run is fed beyond its
+/// capacity by design (`by_design`: a drain, an unpaced run) all count.
+pub(super) fn efficiency_runs<'a>(runs: &[&'a RunRecord], by_design: bool) -> Vec<&'a RunRecord> {
+    runs.iter()
+        .filter(|r| by_design || !matches!(r.regime, Some(Regime::Saturated | Regime::Draining)))
+        .copied()
+        .collect()
 }
 
 /// Whether a run can be compared with others: it ended well and had no crash
@@ -110,4 +160,55 @@ pub(super) fn group_lines<'a>(order: &[String], records: &[&'a RunRecord]) -> Ve
         });
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(batch: &str, version: &str, started: &str) -> RunRecord {
+        let mut r = crate::report::fixture_record();
+        r.batch_id = batch.into();
+        r.version = version.into();
+        r.started_at = started.into();
+        r.flags.clear();
+        r
+    }
+
+    #[test]
+    fn older_batches_are_of_the_newest_version_newest_first() {
+        let records = [
+            run("old", "0.1.0", "2026-11-30T01:00:00Z"),
+            run("old", "0.1.0", "2026-11-30T01:01:00Z"),
+            run("release", "0.0.9", "2026-11-30T02:00:00Z"),
+            run("mid", "0.1.0", "2026-11-30T03:00:00Z"),
+            run("new", "0.1.0", "2026-11-30T04:00:00Z"),
+        ];
+        let all: Vec<&RunRecord> = records.iter().collect();
+        let lines = group_lines(&[records[0].line.clone()], &all);
+        let older: Vec<(&str, usize)> = lines[0]
+            .older_batches()
+            .iter()
+            .map(|b| (b[0].batch_id.as_str(), b.len()))
+            .collect();
+        assert_eq!(older, [("mid", 1), ("old", 2)]);
+    }
+
+    #[test]
+    fn the_flags_that_keep_a_run_from_leading_are_named_in_one_list() {
+        let clean = run("b", "1", "2026-11-30T01:00:00Z");
+        assert!(may_lead(&[&clean]));
+        for flag in NEVER_LEADS {
+            let mut flagged = clean.clone();
+            flagged.flags.push(flag.to_string());
+            assert!(!may_lead(&[&clean, &flagged]), "{flag}");
+        }
+        assert!(NEVER_LEADS.contains(&"inconsistent-flow") && NEVER_LEADS.contains(&"not-steady"));
+        let mut noted = clean.clone();
+        noted.flags.push(flag::SANITY_WARNING.to_string());
+        assert!(
+            may_lead(&[&noted]),
+            "a sanity warning is shown, not disqualifying"
+        );
+    }
 }

@@ -1,17 +1,22 @@
 //! The index's matrix: every product line against every workload. A cell
 //! holds the workload's headline figures for the line's newest batch at the
 //! point its page compares lines at (the iso point; a workload with no run
-//! there, such as an unpaced ETL study, at its first point), or says the
-//! line has not run it or does not support it.
+//! there, such as an unpaced ETL study, at its first point), with its n and
+//! interval, or says the line has not run it or does not support it. As in
+//! the efficiency tables, only runs that kept up count: a line that was
+//! saturated or draining there shows its regime instead.
 
 use std::collections::BTreeMap;
 
 use super::context::workload_names;
-use super::figures::{figure, format_of};
-use super::lines::line_order;
+use super::figures::{coverage_text, format_of, values, SINGLE_RUN};
+use super::lines::{efficiency_runs, line_order};
 use super::points::group_points;
 use super::table::{display_unit, Cell, Column, Row, Table};
+use crate::analysis::interval::median_interval_any_n;
+use crate::analysis::spread;
 use crate::config::Suite;
+use crate::results::Regime;
 use crate::results::RunRecord;
 use crate::workloads;
 
@@ -60,33 +65,69 @@ fn workload_cells(suite: &Suite, workload: &str, records: &[RunRecord]) -> BTree
     let Some(point) = points.iter().find(|p| p.is_iso()).or(points.first()) else {
         return BTreeMap::new();
     };
+    let by_design = point.point.settings.beyond_capacity_by_design();
     let mut cells = BTreeMap::new();
     for line in point.lines.iter().filter(|l| !l.batch.is_empty()) {
-        let parts: Vec<String> = headline
-            .iter()
-            .map(|name| match figure(&line.batch, name) {
-                Some(f) => {
-                    let unit = line
-                        .batch
-                        .iter()
-                        .find_map(|r| r.metrics.get(*name))
-                        .map(|m| display_unit(&m.unit))
-                        .unwrap_or_default();
-                    format!("{} {unit}", format_of(name)(f.median))
-                }
-                None => "—".to_string(),
-            })
-            .collect();
+        let runs = efficiency_runs(&line.batch, by_design);
         let newest = line.batch.last().map_or("", |r| r.run_id.as_str());
-        cells.insert(
-            line.name.clone(),
-            Cell::text(parts.join(" · ")).with_title(format!(
-                "{}: median of {} run(s) of the newest batch at {}; newest {newest}",
-                headline.join(", "),
-                line.batch.len(),
-                point.name
-            )),
-        );
+        if runs.is_empty() {
+            let regime = line.regime().map_or("mixed regimes", Regime::as_str);
+            cells.insert(
+                line.name.clone(),
+                Cell::text(regime).with_class("na").with_title(format!(
+                    "{regime} at {}: figures only for runs that kept up; newest {newest}",
+                    point.name
+                )),
+            );
+            continue;
+        }
+        let mut parts = Vec::new();
+        let mut intervals = Vec::new();
+        let mut n = 0;
+        for name in headline {
+            let values = values(&runs, name);
+            let format = format_of(name);
+            let Some(median) = spread(&values) else {
+                parts.push("—".to_string());
+                continue;
+            };
+            n = n.max(median.count);
+            let unit = runs
+                .iter()
+                .find_map(|r| r.metrics.get(name))
+                .map(|m| display_unit(&m.unit))
+                .unwrap_or_default();
+            parts.push(format!("{} {unit}", format(median.median)));
+            if let Some(i) = median_interval_any_n(&values) {
+                intervals.push((
+                    i.coverage,
+                    format!("{} – {}", format(i.low), format(i.high)),
+                ));
+            }
+        }
+        let mut cell = Cell::text(parts.join(" · ")).with_title(format!(
+            "{}: median of {} run(s) of the newest batch at {}; newest {newest}",
+            headline.join(", "),
+            runs.len(),
+            point.name
+        ));
+        cell.interval = match (n, intervals.first()) {
+            (1, _) => "single run".to_string(),
+            (_, Some((coverage, _))) => format!(
+                "n = {n} · {}: {}",
+                coverage_text(*coverage),
+                intervals
+                    .iter()
+                    .map(|(_, text)| text.as_str())
+                    .collect::<Vec<_>>()
+                    .join(" · ")
+            ),
+            (_, None) => format!("n = {n}"),
+        };
+        if n == 1 {
+            cell = cell.with_class(SINGLE_RUN);
+        }
+        cells.insert(line.name.clone(), cell);
     }
     cells
 }

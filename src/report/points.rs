@@ -82,6 +82,13 @@ impl PointSettings {
         format!("{rate} · {} s window", self.window_s)
     }
 
+    /// Whether every run here is fed beyond its capacity by design (a
+    /// drain, an unpaced run): its figures are the capacity, whatever its
+    /// regime.
+    pub(super) fn beyond_capacity_by_design(&self) -> bool {
+        self.drain_records.is_some() || self.rate == 0
+    }
+
     /// The rest of the configuration, in words.
     pub(super) fn detail(&self) -> String {
         format!(
@@ -211,7 +218,7 @@ pub(super) fn group_points<'a>(
         }
     }
     let spec = suite.workloads.get(workload);
-    let defaults = PointSettings::from_defaults(suite, suite.bench.run.rate, spec);
+    let defaults = PointSettings::from_defaults(suite, suite.bench.default_rate(), spec);
     let iso = PointSettings::from_defaults(suite, suite.bench.iso_rate, spec);
     let mut points: Vec<PointRuns<'a>> = grouped
         .into_iter()
@@ -259,19 +266,43 @@ pub(super) fn group_points<'a>(
                 _ => Ordering::Equal,
             })
     });
-    let first_host = points.first().map(|p| p.point.host.clone());
+    let hosts: Vec<HostInfo> = distinct_hosts(points.iter().map(|p| &p.point.host))
+        .into_iter()
+        .cloned()
+        .collect();
     for point in &mut points {
-        point.name = point_name(suite, &defaults, first_host.as_ref(), &point.point);
+        point.name = point_name(suite, &defaults, &hosts, &point.point);
     }
     points
 }
 
-/// A point's rate and window, and each of its other settings that is not
-/// the run defaults'.
+/// The different hosts among `hosts`, in order of first appearance.
+pub(super) fn distinct_hosts<'h>(hosts: impl Iterator<Item = &'h HostInfo>) -> Vec<&'h HostInfo> {
+    let mut distinct: Vec<&HostInfo> = Vec::new();
+    for host in hosts {
+        if !distinct.iter().any(|h| h.same_host(host)) {
+            distinct.push(host);
+        }
+    }
+    distinct
+}
+
+/// ` · host <label>` for `host` where `hosts` holds more than one host (so
+/// each row of a table that mixes hosts names its own), else nothing.
+pub(super) fn host_suffix(host: &HostInfo, hosts: &[HostInfo]) -> String {
+    if hosts.len() < 2 {
+        return String::new();
+    }
+    let all: Vec<&HostInfo> = hosts.iter().collect();
+    format!(" · host {}", host.label_among(&all))
+}
+
+/// A point's rate and window, each of its other settings that is not the
+/// run defaults', and its host when the page has several (`hosts`).
 fn point_name(
     suite: &Suite,
     defaults: &PointSettings,
-    first_host: Option<&HostInfo>,
+    hosts: &[HostInfo],
     point: &BenchPoint,
 ) -> String {
     let s = &point.settings;
@@ -301,10 +332,7 @@ fn point_name(
     if point.bench_version != suite.bench.bench_version {
         parts.push(format!("bench version {}", point.bench_version));
     }
-    if first_host.is_some_and(|h| !h.same_host(&point.host)) {
-        parts.push(format!("host {}", point.host.hostname));
-    }
-    parts.join(" · ")
+    parts.join(" · ") + &host_suffix(&point.host, hosts)
 }
 
 #[cfg(test)]
@@ -336,6 +364,32 @@ mod tests {
         let mut d = crate::report::fixture_record();
         d.host.machine_id_hash = Some("99887766".into());
         assert!(!BenchPoint::from_record(&c).holds(&d));
+    }
+
+    #[test]
+    fn hosts_of_one_name_with_two_cpu_models_are_named_apart() {
+        let suite =
+            Suite::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bench.yaml"))
+                .unwrap();
+        let amd = crate::report::fixture_record();
+        let mut intel = crate::report::fixture_record();
+        intel.host.cpu_model = "Intel Xeon Platinum 8375C".into();
+        assert_eq!(amd.host.hostname, intel.host.hostname);
+        let records = [amd, intel];
+        let order = vec![records[0].line.clone()];
+        let points = group_points(&suite, "stateless", &order, &records);
+        let names: Vec<&str> = points.iter().map(|p| p.name.as_str()).collect();
+        assert_eq!(names.len(), 2);
+        assert_ne!(names[0], names[1]);
+        assert!(names
+            .iter()
+            .any(|n| n.ends_with("host AMD EPYC · 2 cores · kernel 6.18.44-fc-v782")));
+        assert!(names
+            .iter()
+            .any(|n| n.contains("host Intel Xeon Platinum 8375C · 2 cores")));
+        // one host: no host in the name
+        let one = group_points(&suite, "stateless", &order, &records[..1]);
+        assert!(!one[0].name.contains("host"), "{}", one[0].name);
     }
 
     #[test]
@@ -382,11 +436,13 @@ mod tests {
 
     #[test]
     fn the_default_point_comes_first_then_the_iso_point_then_the_others() {
-        // The repository's bench.yaml: run defaults at 20,000/s, iso_rate 10,000.
-        let suite =
+        // The repository's bench.yaml with run defaults at 20,000/s beside
+        // its iso_rate of 10,000.
+        let mut suite =
             Suite::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bench.yaml"))
                 .unwrap();
-        assert_ne!(suite.bench.run.rate, suite.bench.iso_rate);
+        suite.bench.run.rate = Some(20_000);
+        assert_ne!(suite.bench.default_rate(), suite.bench.iso_rate);
         let at = |rate: u64, started: &str| {
             let mut r = crate::report::fixture_record();
             r.config = RunConfig {
@@ -406,7 +462,7 @@ mod tests {
         let records = [
             at(1000, "2026-11-30T09:00:00Z"),
             at(suite.bench.iso_rate, "2026-11-30T08:00:00Z"),
-            at(suite.bench.run.rate, "2026-11-30T07:00:00Z"),
+            at(suite.bench.default_rate(), "2026-11-30T07:00:00Z"),
             at(1000, "2026-11-30T06:00:00Z"),
         ];
         let order = vec![records[0].line.clone()];
@@ -418,7 +474,7 @@ mod tests {
         assert_eq!(
             summary,
             [
-                (suite.bench.run.rate, PointRole::Default, 1),
+                (suite.bench.default_rate(), PointRole::Default, 1),
                 (suite.bench.iso_rate, PointRole::Iso, 1),
                 (1000, PointRole::Other, 2),
             ]
@@ -430,6 +486,28 @@ mod tests {
             points[2].lines[0].batch[0].started_at,
             "2026-11-30T09:00:00Z"
         );
+    }
+
+    #[test]
+    fn without_a_run_rate_the_default_point_is_the_iso_point() {
+        let suite =
+            Suite::load(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bench.yaml"))
+                .unwrap();
+        assert_eq!(suite.bench.run.rate, None, "the repository's bench.yaml");
+        assert_eq!(suite.bench.default_rate(), suite.bench.iso_rate);
+        let mut r = crate::report::fixture_record();
+        r.config = RunConfig {
+            rate: suite.bench.iso_rate,
+            window_s: suite.bench.run.window_s,
+            commit_interval_ms: suite.bench.run.commit_interval_ms.exactly_once,
+            commit_intervals: Some(suite.bench.run.commit_interval_ms),
+            client: suite.bench.client.clone(),
+            parallelism: suite.bench.run.parallelism,
+            ..r.config
+        };
+        let order = vec![r.line.clone()];
+        let points = group_points(&suite, "stateless", &order, std::slice::from_ref(&r));
+        assert_eq!(points[0].role, PointRole::DefaultAndIso);
     }
 
     #[test]

@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use super::figures::{metric_cell, metric_column};
+use super::figures::{metric_cell, metric_column, n_cell, n_column};
 use super::lines::LineRuns;
 use super::table::{Cell, Column, Row, Table};
 use crate::results::RunRecord;
@@ -21,7 +21,7 @@ pub(super) fn resources_table(
     records: &[&RunRecord],
     lines: &[LineRuns<'_>],
 ) -> Table {
-    let mut columns = vec![Column::plain("line")];
+    let mut columns = vec![Column::plain("line"), n_column()];
     columns.extend(
         FIGURES
             .iter()
@@ -30,9 +30,12 @@ pub(super) fn resources_table(
     columns.push(Column::plain("instrument"));
     let mut table = Table::new(title, columns);
     for line in lines.iter().filter(|l| !l.batch.is_empty()) {
-        let mut row = Row::new().set("line", Cell::text(line.label()));
+        let mut row = Row::new()
+            .set("line", Cell::text(line.label()))
+            .set("n", n_cell(&line.batch));
         for (label, name) in FIGURES {
-            row = row.set(label, metric_cell(&line.batch, name));
+            // Raw figures: their intervals on hover.
+            row = row.set(label, metric_cell(&line.batch, name).without_interval());
         }
         let instruments: BTreeSet<String> = line
             .batch

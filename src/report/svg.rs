@@ -159,10 +159,61 @@ pub const SMALL: Size = (440.0, 240.0);
 /// A bar chart's width: two fit side by side.
 pub const BAR_WIDTH: f64 = 560.0;
 
+/// How the y axis is laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum YScale {
+    /// From 0 up, round ticks.
+    Linear,
+    /// Whole decades around the data, ticks at 1, 2 and 5 times a power of
+    /// ten (decades only when the data spans more than three).
+    Log,
+}
+
 /// A line chart of `curves`, with `y_label` on the y axis (from 0 up).
-pub fn line_chart(
+pub fn line_chart(curves: &[Curve], x_axis: &XAxis, y_label: &str, size: Size) -> String {
+    plot(curves, x_axis, YScale::Linear, y_label, size)
+}
+
+/// A line chart of `curves` on a log y axis, for figures spanning orders of
+/// magnitude (latency over time, where a stall stands far above the rest).
+/// A point whose y is not a positive number is a gap: the curve breaks there.
+pub fn log_line_chart(curves: &[Curve], x_axis: &XAxis, y_label: &str, size: Size) -> String {
+    plot(curves, x_axis, YScale::Log, y_label, size)
+}
+
+/// The ticks of a log axis covering `min..=max` (both positive), and the
+/// axis's bounds: whole decades.
+fn log_ticks(min: f64, max: f64) -> (Vec<f64>, f64, f64) {
+    let low = 10f64.powf(min.log10().floor());
+    let mut high = 10f64.powf(max.log10().ceil());
+    if high <= low {
+        high = low * 10.0;
+    }
+    let decades = (high / low).log10().round() as i32;
+    let steps: &[f64] = if decades > 3 {
+        &[1.0]
+    } else {
+        &[1.0, 2.0, 5.0]
+    };
+    let mut ticks = Vec::new();
+    for d in 0..=decades {
+        let decade = low * 10f64.powi(d);
+        for step in steps {
+            let tick = decade * step;
+            if tick <= high * 1.000_001 {
+                // 0.1 x 3 is 0.30000000000000004: keep the digits a label shows
+                ticks.push(format!("{tick:.6e}").parse().unwrap_or(tick));
+            }
+        }
+    }
+    (ticks, low, high)
+}
+
+/// A line chart of `curves` on the y axis `scale`.
+fn plot(
     curves: &[Curve],
     x_axis: &XAxis,
+    scale: YScale,
     y_label: &str,
     (width, height): Size,
 ) -> String {
@@ -178,12 +229,32 @@ pub fn line_chart(
     } else {
         (0.0, 1.0)
     };
-    let y_top = curves
-        .iter()
-        .flat_map(|c| c.points.iter().map(|p| p.1))
-        .fold(0.0, f64::max);
-    let y_ticks = nice_ticks(0.0, if y_top > 0.0 { y_top } else { 1.0 }, 5);
-    let y_max = y_ticks.last().copied().unwrap_or(1.0);
+    let drawn = |y: f64| match scale {
+        YScale::Linear => y.is_finite(),
+        YScale::Log => y.is_finite() && y > 0.0,
+    };
+    let ys = || {
+        curves
+            .iter()
+            .flat_map(|c| c.points.iter().map(|p| p.1))
+            .filter(|y| drawn(*y))
+    };
+    let y_top = ys().fold(0.0, f64::max);
+    let (y_ticks, y_low, y_max) = match scale {
+        YScale::Linear => {
+            let ticks = nice_ticks(0.0, if y_top > 0.0 { y_top } else { 1.0 }, 5);
+            let max = ticks.last().copied().unwrap_or(1.0);
+            (ticks, 0.0, max)
+        }
+        YScale::Log => {
+            let bottom = ys().fold(f64::INFINITY, f64::min);
+            if bottom.is_finite() {
+                log_ticks(bottom, y_top)
+            } else {
+                log_ticks(1.0, 10.0)
+            }
+        }
+    };
     // The y axis title sits left of the widest tick label, never on it.
     let widest_tick = y_ticks
         .iter()
@@ -196,7 +267,13 @@ pub fn line_chart(
     let plot_w = width - left - RIGHT;
     let plot_h = height - TOP - BOTTOM;
     let px = |x: f64| left + (x - x_min) / (x_max - x_min) * plot_w;
-    let py = |y: f64| TOP + plot_h - y / y_max * plot_h;
+    let py = |y: f64| {
+        let share = match scale {
+            YScale::Linear => y / y_max,
+            YScale::Log => (y / y_low).log10() / (y_max / y_low).log10(),
+        };
+        TOP + plot_h - share * plot_h
+    };
     let mut body = String::new();
     for t in &y_ticks {
         let _ = write!(
@@ -255,21 +332,46 @@ pub fn line_chart(
         escape(y_label),
     );
     for (i, curve) in curves.iter().enumerate() {
-        let points: Vec<String> = curve
-            .points
-            .iter()
-            .map(|(x, y)| format!("{:.1},{:.1}", px(*x), py(*y)))
-            .collect();
         let dash = if curve.style.dash.is_empty() {
             String::new()
         } else {
             format!(r#" stroke-dasharray="{}""#, curve.style.dash)
         };
+        // On a log axis, a gap (a point not drawn) breaks the curve into runs.
+        let runs: Vec<&[(f64, f64)]> = match scale {
+            YScale::Linear => vec![&curve.points[..]],
+            YScale::Log => curve
+                .points
+                .split(|(_, y)| !drawn(*y))
+                .filter(|run| !run.is_empty())
+                .collect(),
+        };
+        for run in runs {
+            let points: Vec<String> = run
+                .iter()
+                .map(|(x, y)| format!("{:.1},{:.1}", px(*x), py(*y)))
+                .collect();
+            let _ = match run {
+                [(x, y)] if scale == YScale::Log => write!(
+                    body,
+                    r#"<circle class="dot" cx="{:.1}" cy="{:.1}" r="2" fill="{c}"><title>{}</title></circle>"#,
+                    px(*x),
+                    py(*y),
+                    escape(&curve.name),
+                    c = curve.style.colour,
+                ),
+                _ => write!(
+                    body,
+                    r#"<polyline class="curve" stroke="{c}"{dash} points="{}"><title>{}</title></polyline>"#,
+                    points.join(" "),
+                    escape(&curve.name),
+                    c = curve.style.colour,
+                ),
+            };
+        }
         let _ = write!(
             body,
-            r#"<polyline class="curve" stroke="{c}"{dash} points="{}"><title>{}</title></polyline><line x1="{lx:.1}" y1="{ly:.1}" x2="{lx2:.1}" y2="{ly:.1}" stroke="{c}"{dash} stroke-width="3"/><text x="{tx:.1}" y="{ty:.1}">{}</text>"#,
-            points.join(" "),
-            escape(&curve.name),
+            r#"<line x1="{lx:.1}" y1="{ly:.1}" x2="{lx2:.1}" y2="{ly:.1}" stroke="{c}"{dash} stroke-width="3"/><text x="{tx:.1}" y="{ty:.1}">{}</text>"#,
             escape(&curve.name),
             c = curve.style.colour,
             lx = width - RIGHT + 12.0,
@@ -511,6 +613,63 @@ mod tests {
         assert_eq!(short_tick_label(250_000.0), "250k");
         assert_eq!(short_tick_label(2_500_000.0), "2.5M");
         assert_eq!(short_tick_label(5000.0), "5,000");
+    }
+
+    #[test]
+    fn a_log_axis_spans_whole_decades() {
+        assert_eq!(
+            log_ticks(3.0, 40.0),
+            (vec![1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0], 1.0, 100.0)
+        );
+        // beyond three decades, decades only
+        assert_eq!(
+            log_ticks(0.5, 2000.0).0,
+            vec![0.1, 1.0, 10.0, 100.0, 1000.0, 10000.0]
+        );
+        // one value: the decade around it
+        assert_eq!(log_ticks(10.0, 10.0).1, 10.0);
+        assert_eq!(log_ticks(10.0, 10.0).2, 100.0);
+    }
+
+    #[test]
+    fn a_log_chart_breaks_a_curve_at_each_gap() {
+        let svg = log_line_chart(
+            &[Curve {
+                name: "a".into(),
+                style: SeriesStyle::nth(0),
+                points: vec![
+                    (1.0, 20.0),
+                    (2.0, f64::NAN),
+                    (3.0, 30.0),
+                    (4.0, 1000.0),
+                    (5.0, f64::NAN),
+                    (6.0, 25.0),
+                ],
+            }],
+            &XAxis::Linear {
+                label: "s".into(),
+                marker: None,
+            },
+            "ms",
+            SMALL,
+        );
+        // 3 and 4 joined; 1 and 6 alone, as dots
+        assert_eq!(svg.matches("<polyline").count(), 1, "{svg}");
+        assert_eq!(svg.matches("<circle").count(), 2, "{svg}");
+        assert!(svg.contains(">1,000</text>") && svg.contains(">10</text>"));
+        assert!(!svg.contains("NaN"));
+        // on a log axis 100 lies halfway between 10 and 1,000
+        let y_of = |label: &str| -> f64 {
+            let at = svg.find(&format!(">{label}</text>")).unwrap();
+            let before = &svg[..at];
+            let y = before.rsplit(r#" y=""#).next().unwrap();
+            y.split('"').next().unwrap().parse().unwrap()
+        };
+        let (y10, y100, y1000) = (y_of("10"), y_of("100"), y_of("1,000"));
+        assert!(
+            ((y10 - y100) - (y100 - y1000)).abs() < 0.2,
+            "{y10} {y100} {y1000}"
+        );
     }
 
     #[test]

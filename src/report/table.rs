@@ -5,7 +5,6 @@
 
 use serde::Serialize;
 
-use crate::analysis::Spread;
 use crate::results::Better;
 
 /// One column: its label, the unit from the records, and which way is better.
@@ -52,6 +51,9 @@ pub struct Cell {
     pub title: String,
     /// The median of repeats: drawn with a dotted underline.
     pub repeat: bool,
+    /// The median's interval with its coverage (`75 %: 24.6 – 28.0`), shown
+    /// under the value; empty below three runs.
+    pub interval: String,
 }
 
 impl Cell {
@@ -72,6 +74,13 @@ impl Cell {
         self
     }
 
+    /// The cell with its interval on hover only: for a column that is not
+    /// a headline figure.
+    pub fn without_interval(mut self) -> Cell {
+        self.interval.clear();
+        self
+    }
+
     /// A figure not measured in this run.
     pub fn missing() -> Cell {
         Cell::text("—").with_class("na")
@@ -82,29 +91,13 @@ impl Cell {
         Cell::text("n/a").with_class("na").with_title(reason)
     }
 
-    /// A value that may be the median of repeats.
-    pub fn figure(spread: Spread, format: fn(f64) -> String) -> Cell {
-        let mut cell = Cell::text(format(spread.median));
-        if spread.count > 1 {
-            cell.repeat = true;
-            cell.title = format!(
-                "median of {} runs, min {} – max {}",
-                spread.count,
-                format(spread.min),
-                format(spread.max)
-            );
-        }
-        cell
-    }
-
     /// Two cells shown as one (`a / b`).
     pub fn pair(a: Cell, b: Cell) -> Cell {
-        let title = [a.title.as_str(), b.title.as_str()]
-            .iter()
-            .filter(|t| !t.is_empty())
-            .copied()
-            .collect::<Vec<_>>()
-            .join("; ");
+        let title = if a.title == b.title {
+            a.title.clone()
+        } else {
+            joined(&a.title, &b.title, "; ")
+        };
         Cell {
             text: format!("{} / {}", a.text, b.text),
             class: if a.class == b.class {
@@ -114,11 +107,22 @@ impl Cell {
             },
             title,
             repeat: a.repeat || b.repeat,
+            interval: joined(&a.interval, &b.interval, " / "),
         }
     }
 }
 
-/// A table of one section; `rows` empty means no recorded data yet.
+/// `a` and `b` joined by `separator`, or the one that is not empty.
+pub(super) fn joined(a: &str, b: &str, separator: &str) -> String {
+    match (a.is_empty(), b.is_empty()) {
+        (false, false) => format!("{a}{separator}{b}"),
+        (false, true) => a.to_string(),
+        (true, false) => b.to_string(),
+        (true, true) => String::new(),
+    }
+}
+
+/// A table of one section; `rows` empty shows `empty` instead.
 #[derive(Debug, Clone, Serialize)]
 pub struct Table {
     pub title: String,
@@ -126,6 +130,8 @@ pub struct Table {
     pub rows: Vec<Vec<Cell>>,
     /// Lines of text shown under the table.
     pub notes: Vec<String>,
+    /// What the page says of a table without rows.
+    pub empty: String,
 }
 
 impl Table {
@@ -135,6 +141,7 @@ impl Table {
             columns,
             rows: Vec::new(),
             notes: Vec::new(),
+            empty: "no recorded data yet".to_string(),
         }
     }
 
@@ -200,12 +207,24 @@ pub fn band(ratio: f64) -> &'static str {
 }
 
 /// Colours the cells of the column labelled `label` against the best value
-/// of the column; `values[i]` is row i's value (None: left uncoloured).
-pub fn colour_column(table: &mut Table, label: &str, values: &[Option<f64>], better: Better) {
+/// of the column; `values[i]` is row i's value (None: left uncoloured), and
+/// `may_lead[i]` whether it may be that best (a flagged run may not; it is
+/// still coloured against the others).
+pub fn colour_column(
+    table: &mut Table,
+    label: &str,
+    values: &[Option<f64>],
+    may_lead: &[bool],
+    better: Better,
+) {
     let Some(col) = table.column_index(label) else {
         return;
     };
-    let known = values.iter().flatten().copied();
+    let known = values
+        .iter()
+        .zip(may_lead)
+        .filter(|(_, lead)| **lead)
+        .filter_map(|(v, _)| *v);
     let best = match better {
         Better::Lower => known.fold(f64::INFINITY, f64::min),
         Better::Higher => known.fold(f64::NEG_INFINITY, f64::max),
@@ -221,7 +240,8 @@ pub fn colour_column(table: &mut Table, label: &str, values: &[Option<f64>], bet
             _ => 1.0,
         };
         let cell = &mut row[col];
-        cell.class = band(ratio).to_string();
+        // A band beside the class a cell has (a single run's lighter text).
+        cell.class = joined(band(ratio), &cell.class, " ");
         let hover = format!("{ratio:.1}× the best of the column");
         cell.title = if cell.title.is_empty() {
             hover
@@ -388,14 +408,38 @@ mod tests {
             table.rows.push(vec![Cell::text("x")]);
         }
         let values = [Some(10.0), Some(25.0), Some(50.0), Some(100.0), None];
-        colour_column(&mut table, "a", &values, Better::Lower);
+        let all = [true; 5];
+        colour_column(&mut table, "a", &values, &all, Better::Lower);
         let classes: Vec<&str> = table.rows.iter().map(|r| r[0].class.as_str()).collect();
         assert_eq!(
             classes,
             ["band-green", "band-yellow", "band-orange", "band-red", ""]
         );
         assert_eq!(table.rows[1][0].title, "2.5× the best of the column");
-        colour_column(&mut table, "a", &values, Better::Higher);
+        for row in &mut table.rows {
+            row[0].class.clear();
+        }
+        colour_column(&mut table, "a", &values, &all, Better::Higher);
         assert_eq!(table.rows[0][0].class, "band-red");
+    }
+
+    #[test]
+    fn a_run_that_may_not_lead_is_coloured_against_the_others() {
+        let mut table = Table::new("t", vec![Column::plain("a")]);
+        for _ in 0..2 {
+            table.rows.push(vec![Cell::text("x").with_class("single")]);
+        }
+        // the flagged run is lowest, but the best of the column is 20
+        colour_column(
+            &mut table,
+            "a",
+            &[Some(5.0), Some(20.0)],
+            &[false, true],
+            Better::Lower,
+        );
+        assert_eq!(table.rows[1][0].class, "band-green single");
+        assert_eq!(table.rows[1][0].title, "1.0× the best of the column");
+        assert_eq!(table.rows[0][0].class, "band-green single");
+        assert_eq!(table.rows[0][0].title, "0.2× the best of the column");
     }
 }

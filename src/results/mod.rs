@@ -17,8 +17,10 @@ use crate::config::{ClientProfile, CommitIntervals, Delivery, EtlConfig};
 use crate::gendata::GendataSummary;
 use crate::host::HostInfo;
 
+mod latency_series;
 mod resources;
 
+pub use latency_series::LatencySeries;
 pub use resources::{HostLoad, ResourceSummary, Resources, Series};
 
 /// Bumped whenever the record's shape changes incompatibly.
@@ -35,6 +37,10 @@ pub struct RunRecord {
     /// of the batch once, so two lines' runs of one round form a pair.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub round: Option<u32>,
+    /// The run's place within its round, 1-based: the batch rotates its
+    /// lines' order from round to round, so each line runs at each place.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<u32>,
     /// RFC 3339, UTC.
     pub started_at: String,
     pub bench_version: u32,
@@ -88,6 +94,10 @@ pub struct RunRecord {
     /// base64: repeats can be merged exactly.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub latency_histogram: Option<String>,
+    /// The probe's latency per sample interval of the window (p50, p99, max
+    /// and count per interval), which the `stalls` figure is judged from.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub latency_series: Option<LatencySeries>,
     /// Where the run's logs are kept.
     pub logs: PathBuf,
     /// The suite's git commit (`git rev-parse --short HEAD`) when the run was
@@ -130,7 +140,13 @@ pub enum Status {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RunConfig {
     pub rate: u64,
+    /// The warm-up: fixed, or the least one when `warmup_cap_s` is set.
     pub warmup_s: u64,
+    /// A steady-state warm-up: from `warmup_s` until the product is steady,
+    /// at most this long; absent for a fixed warm-up (`--warmup`, a drain,
+    /// an unpaced or an ETL run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub warmup_cap_s: Option<u64>,
     pub window_s: u64,
     pub seed: u64,
     /// The interval this run's line committed at (its delivery mode's).
@@ -438,6 +454,14 @@ pub mod flag {
     pub const COARSE_COMMITS: &str = "coarse-commits";
     pub const PROBE_BEHIND: &str = "probe-behind";
     pub const SLOW_SAMPLES: &str = "slow-samples";
+    /// An interval of the window stalled (docs/methodology.md gives the rule).
+    pub const STALLS: &str = "stalls";
+    /// The flow figures disagree with one another: no capacity, efficiency
+    /// or latency is quoted.
+    pub const INCONSISTENT_FLOW: &str = "inconsistent-flow";
+    /// The warm-up hit its cap before the product was steady, or the
+    /// window's first and last thirds differ in CPU per record.
+    pub const NOT_STEADY: &str = "not-steady";
 }
 
 impl RunRecord {
@@ -705,6 +729,7 @@ mod tests {
             run_id: run_id.into(),
             batch_id: "b".into(),
             round: None,
+            position: None,
             started_at: "2026-11-30T05:00:00Z".into(),
             bench_version: 1,
             host: HostInfo {
@@ -721,6 +746,9 @@ mod tests {
                 kind: "local".into(),
                 version: Some("apache-kafka 4.1.1".into()),
                 bootstrap: "127.0.0.1:1".into(),
+                started_for_batch: false,
+                warmed_s: Some(30.0),
+                uptime_s: Some(600.0),
             },
             product: "rustpipe".into(),
             line: "rustpipe-eos".into(),
@@ -731,6 +759,7 @@ mod tests {
             config: RunConfig {
                 rate: 1,
                 warmup_s: 1,
+                warmup_cap_s: None,
                 window_s: 1,
                 seed: 1,
                 commit_interval_ms: 10,
@@ -759,6 +788,7 @@ mod tests {
             verification: None,
             chaos: None,
             latency_histogram: None,
+            latency_series: None,
             logs: PathBuf::from("/tmp"),
             suite_commit: Some("0faffc1".into()),
         }
@@ -851,6 +881,7 @@ mod tests {
         assert_eq!(line["metrics"]["latency_p50_ms"]["better"], "lower");
         assert!(line.get("failure").is_none());
         assert!(line.get("round").is_none(), "no round, no key");
+        assert!(line.get("position").is_none(), "no position, no key");
     }
 
     #[test]
@@ -858,10 +889,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let mut r = record("a");
         r.round = Some(2);
+        r.position = Some(1);
         let path = append_record(dir.path(), &r).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
-        assert!(text.contains("\"round\":2"), "{text}");
-        assert_eq!(read_records(&path).unwrap()[0].round, Some(2));
+        assert!(text.contains("\"round\":2,\"position\":1"), "{text}");
+        let read = &read_records(&path).unwrap()[0];
+        assert_eq!((read.round, read.position), (Some(2), Some(1)));
     }
 
     #[test]

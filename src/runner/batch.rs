@@ -1,7 +1,8 @@
-//! A batch: several lines on one workload, interleaved round by round
-//! (A B C, A B C, ...) under one batch id, so the runs of one round meet the
-//! same machine weather. Each record is handed on as its run ends; a failed
-//! run is recorded and the batch goes on; an interruption stops it.
+//! A batch: several lines on one workload, interleaved round by round under
+//! one batch id, so the runs of one round meet the same machine weather. The
+//! order rotates from round to round (A B C, B C A, C A B, ...), so no line
+//! always runs first or last. Each record is handed on as its run ends; a
+//! failed run is recorded and the batch goes on; an interruption stops it.
 
 use std::time::{Duration, Instant};
 
@@ -17,15 +18,26 @@ use crate::results::{flag, RunConfig, RunRecord, Status};
 pub struct PlannedRun {
     /// 1-based.
     pub round: u32,
+    /// 1-based place within the round.
+    pub position: u32,
     /// Index into the batch's lines.
     pub line: usize,
 }
 
-/// The batch's run order: every line once per round, in the lines' order,
-/// for `rounds` rounds (at least one).
+/// The batch's run order: every line once per round for `rounds` rounds (at
+/// least one), round r in the lines' order rotated by r - 1 places. Over n
+/// rounds of n lines every line runs at every position once (a cyclic Latin
+/// square): with two lines, A B, B A, A B, ... A position effect (the
+/// first run meeting a colder cache, say) then falls on every line alike.
 pub fn plan_runs(lines: usize, rounds: u32) -> Vec<PlannedRun> {
     (1..=rounds.max(1))
-        .flat_map(|round| (0..lines).map(move |line| PlannedRun { round, line }))
+        .flat_map(|round| {
+            (0..lines).map(move |place| PlannedRun {
+                round,
+                position: place as u32 + 1,
+                line: (place + (round as usize - 1)) % lines,
+            })
+        })
         .collect()
 }
 
@@ -145,6 +157,7 @@ pub fn run_batch(
             workload,
             &batch_line.config,
             planned.round,
+            planned.position,
         )?;
         time_left.run_took(started.elapsed());
         outcome.runs += 1;
@@ -164,6 +177,7 @@ mod tests {
         RunConfig {
             rate: 1000,
             warmup_s,
+            warmup_cap_s: None,
             window_s,
             seed: 1,
             commit_interval_ms: 10,
@@ -178,17 +192,74 @@ mod tests {
         }
     }
 
+    fn order(plan: &[PlannedRun]) -> Vec<(u32, u32, usize)> {
+        plan.iter().map(|p| (p.round, p.position, p.line)).collect()
+    }
+
     #[test]
-    fn two_lines_twice_run_interleaved() {
-        let order: Vec<(u32, usize)> = plan_runs(2, 2).iter().map(|p| (p.round, p.line)).collect();
-        assert_eq!(order, [(1, 0), (1, 1), (2, 0), (2, 1)]);
+    fn two_lines_alternate_which_goes_first() {
+        assert_eq!(
+            order(&plan_runs(2, 3)),
+            [
+                (1, 1, 0),
+                (1, 2, 1),
+                (2, 1, 1),
+                (2, 2, 0),
+                (3, 1, 0),
+                (3, 2, 1)
+            ]
+        );
+    }
+
+    #[test]
+    fn every_line_takes_every_position_over_as_many_rounds() {
+        for lines in 1..=6 {
+            let plan = plan_runs(lines, lines as u32);
+            assert_eq!(plan.len(), lines * lines);
+            // Round 1 keeps the given order.
+            let first: Vec<usize> = plan.iter().take(lines).map(|p| p.line).collect();
+            assert_eq!(first, (0..lines).collect::<Vec<_>>());
+            for round in 1..=lines as u32 {
+                let mut in_round: Vec<(u32, usize)> = plan
+                    .iter()
+                    .filter(|p| p.round == round)
+                    .map(|p| (p.position, p.line))
+                    .collect();
+                // Runs in position order, each line once.
+                let positions: Vec<u32> = in_round.iter().map(|r| r.0).collect();
+                assert_eq!(positions, (1..=lines as u32).collect::<Vec<_>>());
+                in_round.sort_by_key(|r| r.1);
+                let ran: Vec<usize> = in_round.iter().map(|r| r.1).collect();
+                assert_eq!(ran, (0..lines).collect::<Vec<_>>(), "round {round}");
+            }
+            for line in 0..lines {
+                let mut places: Vec<u32> = plan
+                    .iter()
+                    .filter(|p| p.line == line)
+                    .map(|p| p.position)
+                    .collect();
+                places.sort_unstable();
+                assert_eq!(
+                    places,
+                    (1..=lines as u32).collect::<Vec<_>>(),
+                    "{lines} lines: line {line}"
+                );
+            }
+        }
     }
 
     #[test]
     fn three_lines_once_is_one_round_and_zero_repeats_is_one() {
-        let order: Vec<(u32, usize)> = plan_runs(3, 1).iter().map(|p| (p.round, p.line)).collect();
-        assert_eq!(order, [(1, 0), (1, 1), (1, 2)]);
-        assert_eq!(plan_runs(1, 0), [PlannedRun { round: 1, line: 0 }]);
+        assert_eq!(order(&plan_runs(3, 1)), [(1, 1, 0), (1, 2, 1), (1, 3, 2)]);
+        assert_eq!(
+            plan_runs(1, 0),
+            [PlannedRun {
+                round: 1,
+                position: 1,
+                line: 0
+            }]
+        );
+        assert_eq!(order(&plan_runs(1, 3)), [(1, 1, 0), (2, 1, 0), (3, 1, 0)]);
     }
 
     #[test]
@@ -203,7 +274,11 @@ mod tests {
 
     #[test]
     fn the_progress_line_names_round_line_and_time_left() {
-        let planned = PlannedRun { round: 2, line: 1 };
+        let planned = PlannedRun {
+            round: 2,
+            position: 2,
+            line: 1,
+        };
         let line = progress_line(
             planned,
             3,

@@ -74,6 +74,7 @@ impl Drained {
             gendata: self.prefill,
             chaos: None,
             latency_histogram: None,
+            latency_series: None,
         }
     }
 }
@@ -123,6 +124,7 @@ pub(super) fn measure(
         start_us,
         window_start_us: start_us,
         end_us,
+        window_file: None,
         max_records: Some(records),
         summary: Some(gendata_file.clone()),
         avro_events: None,

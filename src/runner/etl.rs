@@ -172,6 +172,7 @@ fn measure_into(
         start_us,
         window_start_us,
         end_us: window_end_us,
+        window_file: None,
         max_records: None,
         summary: Some(gendata_file.clone()),
         avro_events: Some(events),
@@ -285,6 +286,7 @@ fn measure_into(
         gendata: gendata_summary,
         chaos: None,
         latency_histogram: None,
+        latency_series: None,
     })
 }
 

@@ -8,6 +8,7 @@
 //! everything down and records nothing.
 
 pub mod batch;
+mod broker_warmup;
 pub mod chaos;
 mod drain;
 mod etl;
@@ -23,6 +24,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Context, Result};
 
+use crate::analysis;
 use crate::analysis::judge::{judge, JudgeInputs, Judgement, Settle, Verified};
 use crate::analysis::window::{OffsetRead, Sample};
 use crate::broker::admin::{self, OffsetReader, TopicRequest};
@@ -38,7 +40,7 @@ use crate::interrupt::{Interrupt, Interrupted};
 use crate::probe::{ProbeSummary, READY_LINE as PROBE_READY};
 use crate::process::Supervised;
 use crate::products::{self, Installation, LaunchSettings};
-use crate::results::{Chaos, RunConfig, RunRecord, Status, SCHEMA_VERSION};
+use crate::results::{Chaos, LatencySeries, RunConfig, RunRecord, Status, SCHEMA_VERSION};
 use crate::workloads::{Expectation, TopicOutput};
 use chaos::{Fault, InjectedBrokerRestart, InjectedKill, ResumeWatch};
 use monitor::{Grid, Monitor, Watched};
@@ -112,6 +114,10 @@ struct Measured {
     verified: Verified,
     settle: Option<Settle>,
     chaos: Option<Chaos>,
+    /// Seconds from gendata's first slot to the window's start.
+    warmup_used_s: f64,
+    /// Why the product was not steady when a steady-state warm-up hit its cap.
+    not_steady: Option<String>,
 }
 
 impl Measured {
@@ -133,12 +139,32 @@ impl Measured {
             chaos: self.chaos.is_some(),
             tolerances: &ctx.bench.tolerances,
         });
+        let mut judgement = judgement;
+        record_warmup(&mut judgement, self.warmup_used_s, self.not_steady);
         Judged {
             judgement,
             latency_histogram: Some(self.probe.output.histogram.clone()),
+            latency_series: self.probe.intervals.clone(),
             gendata: self.gendata,
             chaos: self.chaos,
         }
+    }
+}
+
+/// The warm-up a run used, and `not-steady` when it hit its cap first.
+fn record_warmup(judgement: &mut Judgement, used_s: f64, not_steady: Option<String>) {
+    judgement.metrics.insert(
+        "warmup_used_s".into(),
+        crate::results::Metric::new(used_s, "s", crate::results::Better::Lower),
+    );
+    if let Some(why) = not_steady {
+        if !judgement.flags.contains(&crate::results::flag::NOT_STEADY) {
+            judgement.flags.push(crate::results::flag::NOT_STEADY);
+        }
+        judgement.not_applicable.insert(
+            "steady".into(),
+            format!("the warm-up hit its cap before the product was steady: {why}"),
+        );
     }
 }
 
@@ -148,6 +174,7 @@ struct Judged {
     gendata: GendataSummary,
     chaos: Option<Chaos>,
     latency_histogram: Option<String>,
+    latency_series: Option<LatencySeries>,
 }
 
 /// A new run id: UTC time, line and a few random bits, safe in topic names.
@@ -163,8 +190,9 @@ pub fn new_run_id(line: &str) -> String {
 }
 
 /// Runs `line`, as installed in `installation`, on `workload` once, as
-/// `round` (1-based) of the batch, and returns its record, ok or failed. Only
-/// an interruption (or a failure before anything started) is an error.
+/// `round` (1-based) of the batch at `position` (1-based) within the round,
+/// and returns its record, ok or failed. Only an interruption (or a failure
+/// before anything started) is an error.
 pub fn run_once(
     ctx: &RunContext<'_>,
     line: LineRef<'_>,
@@ -172,6 +200,7 @@ pub fn run_once(
     workload: &Workload,
     config: &RunConfig,
     round: u32,
+    position: u32,
 ) -> Result<RunRecord> {
     let run_id = new_run_id(&line.line.name);
     let log_dir = ctx.cache.run_dir(&run_id);
@@ -181,6 +210,7 @@ pub fn run_once(
         run_id: run_id.clone(),
         batch_id: ctx.batch_id.clone(),
         round: Some(round),
+        position: Some(position),
         started_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         bench_version: ctx.bench.bench_version,
         host: ctx.host.clone(),
@@ -205,6 +235,7 @@ pub fn run_once(
         verification: None,
         chaos: None,
         latency_histogram: None,
+        latency_series: None,
         logs: log_dir.clone(),
         suite_commit: ctx.suite_commit.clone(),
     };
@@ -241,6 +272,7 @@ pub fn run_once(
             gendata,
             chaos,
             latency_histogram,
+            latency_series,
         }) => {
             if let Some(failure) = judgement.failure {
                 record.status = Status::Failed;
@@ -256,6 +288,7 @@ pub fn run_once(
             record.series = judgement.series;
             record.chaos = chaos;
             record.latency_histogram = latency_histogram;
+            record.latency_series = latency_series;
             record.gendata = Some(gendata);
         }
         Err(err) if err.is::<Interrupted>() => return Err(err),
@@ -293,31 +326,57 @@ fn measure(
     product.wait_ready(Duration::from_secs(run.ready_timeout_s), interrupt)?;
 
     let start_us = now_us() + SCHEDULE_LEAD.as_micros() as i64;
-    let window_start_us = start_us + config.warmup_s as i64 * 1_000_000;
-    let window_end_us = window_start_us + config.window_s as i64 * 1_000_000;
-    let probe_file = log_dir.join("probe.json");
-    let mut probe = spawn_helper(
-        "probe",
-        &[
-            "probe",
-            "--bootstrap",
-            bootstrap,
-            "--topic",
-            &names.output,
-            "--floor-topic",
-            &names.floor,
-            "--window-start-us",
-            &window_start_us.to_string(),
-            "--window-end-us",
-            &window_end_us.to_string(),
-            "--stamp-field",
-            output.stamp_field(),
-            "--summary",
-            &probe_file.to_string_lossy(),
+    let window_us = config.window_s as i64 * 1_000_000;
+    // The earliest window: after the least warm-up. A steady-state warm-up
+    // (warmup_cap_s) announces the window to gendata and the probe in a
+    // file once the product is steady; a fixed one gives it them now.
+    let earliest_start_us = start_us + config.warmup_s as i64 * 1_000_000;
+    let window_file = config.warmup_cap_s.map(|_| log_dir.join("window.json"));
+    // When gendata stops: at a fixed window's end, or (announced) at the
+    // latest window's end, the cap's, plus the announcement's lead and a
+    // sample interval, the most by which a window may start past the cap.
+    let latest_end_us = match config.warmup_cap_s {
+        Some(cap_s) => {
+            start_us
+                + cap_s as i64 * 1_000_000
+                + window_us
+                + ANNOUNCE_LEAD.as_micros() as i64
+                + config.sample_interval_ms as i64 * 1000
+        }
+        None => earliest_start_us + window_us,
+    };
+    let window_args = match &window_file {
+        Some(file) => vec![
+            "--window-file".to_string(),
+            file.to_string_lossy().into_owned(),
         ],
-        log_dir,
-        PROBE_READY,
-    )?;
+        None => vec![
+            "--window-start-us".to_string(),
+            earliest_start_us.to_string(),
+            "--window-end-us".to_string(),
+            (earliest_start_us + window_us).to_string(),
+        ],
+    };
+    let probe_file = log_dir.join("probe.json");
+    let mut probe_args: Vec<String> = [
+        "probe",
+        "--bootstrap",
+        bootstrap,
+        "--topic",
+        &names.output,
+        "--floor-topic",
+        &names.floor,
+        "--interval-ms",
+        &config.sample_interval_ms.to_string(),
+        "--stamp-field",
+        output.stamp_field(),
+        "--summary",
+        &probe_file.to_string_lossy(),
+    ]
+    .map(str::to_string)
+    .to_vec();
+    probe_args.extend(window_args);
+    let mut probe = spawn_helper("probe", &probe_args, log_dir, PROBE_READY)?;
     probe.wait_ready(Duration::from_secs(30), interrupt)?;
     if now_us() > start_us - 100_000 {
         // The probe took the lead time: the schedule would start in the past.
@@ -332,17 +391,19 @@ fn measure(
         rate: config.rate,
         seed: config.seed,
         start_us,
-        window_start_us,
-        end_us: window_end_us,
+        window_start_us: earliest_start_us,
+        end_us: latest_end_us,
+        window_file: window_file.clone(),
         max_records: None,
         summary: Some(gendata_file.clone()),
         avro_events: None,
     };
     let mut gendata = spawn_helper("gendata", &plan.command_args(), log_dir, "")?;
     let offsets = OffsetReader::for_group(bootstrap, &names.group)?;
-    // Samples fall on window_start + k * interval, so both bounds are samples.
+    // Samples fall on start + k * interval: whichever grid time the window
+    // starts at, both its bounds are samples.
     let grid = Grid {
-        anchor_us: window_start_us,
+        anchor_us: start_us,
         interval_us: config.sample_interval_ms as i64 * 1000,
     };
     let mut monitor = Monitor::new(
@@ -365,6 +426,39 @@ fn measure(
         product_down: false,
         helpers: vec![&mut gendata, &mut probe],
     };
+    let warmup = match (&window_file, config.warmup_cap_s) {
+        (Some(file), Some(cap_s)) => {
+            let warmup = processes.warm_up_until_steady(
+                SteadyWarmUp {
+                    earliest_start_us,
+                    latest_start_us: start_us + cap_s as i64 * 1_000_000,
+                    offered_per_s: config.rate as f64,
+                    rule: steady_rule(&ctx.bench.tolerances, config),
+                },
+                grid,
+                interrupt,
+                &mut progress,
+                &mut monitor,
+            )?;
+            crate::handoff::announce(
+                file,
+                &crate::handoff::WindowAnnouncement {
+                    start_us: warmup.window_start_us,
+                    end_us: warmup.window_start_us + window_us,
+                },
+            )?;
+            progress.set_total(
+                ((warmup.window_start_us - start_us + window_us) / 1_000_000).max(0) as u64,
+            );
+            warmup
+        }
+        _ => WarmUp {
+            window_start_us: earliest_start_us,
+            not_steady: None,
+        },
+    };
+    let window_start_us = warmup.window_start_us;
+    let window_end_us = window_start_us + window_us;
     processes.watch_until(window_start_us, interrupt, &mut progress, &mut monitor)?;
     monitor.sample(true)?;
     let window_start = monitor.rows.len() - 1;
@@ -506,6 +600,8 @@ fn measure(
         verified,
         settle,
         chaos,
+        warmup_used_s: (window_start_us - start_us) as f64 / 1e6,
+        not_steady: warmup.not_steady,
     })
 }
 
@@ -715,6 +811,41 @@ fn spawn_helper<S: AsRef<std::ffi::OsStr>>(
     Supervised::spawn(name, command, log_dir, name, ready)
 }
 
+/// How long before the window opens it is announced to gendata and the
+/// probe, which look for it every 25 ms.
+const ANNOUNCE_LEAD: Duration = Duration::from_secs(1);
+/// How far back a warm-up's evidence of steady state is read.
+const STEADY_LOOK_BACK: Duration = Duration::from_secs(10);
+
+/// What a steady-state warm-up waits for, and its bounds.
+struct SteadyWarmUp {
+    earliest_start_us: i64,
+    latest_start_us: i64,
+    offered_per_s: f64,
+    rule: analysis::steady::SteadyRule,
+}
+
+/// How a warm-up ended.
+struct WarmUp {
+    window_start_us: i64,
+    /// Why the product was still not steady when the warm-up hit its cap.
+    not_steady: Option<String>,
+}
+
+/// The steady-state rule from bench.yaml's tolerances: a backlog of up to
+/// one commit interval and a second (the sample's own staleness) is none.
+fn steady_rule(
+    tolerances: &crate::config::Tolerances,
+    config: &RunConfig,
+) -> analysis::steady::SteadyRule {
+    analysis::steady::SteadyRule {
+        span_us: STEADY_LOOK_BACK.as_micros() as i64,
+        rate_tolerance: tolerances.steady_rate,
+        cpu_tolerance: tolerances.steady_cpu,
+        backlog_s: config.commit_interval_ms as f64 / 1000.0 + 1.0,
+    }
+}
+
 /// The processes of a run, watched while it goes.
 struct Processes<'p> {
     product: &'p mut Supervised,
@@ -756,6 +887,53 @@ impl Processes<'_> {
         }
     }
 
+    /// Watches the warm-up until the product is steady, or until the cap:
+    /// from the earliest window start on, after each sample the evidence of
+    /// the last [`STEADY_LOOK_BACK`] is read, and the window starts on the
+    /// first grid time at least [`ANNOUNCE_LEAD`] after the verdict, so the
+    /// helpers learn of it before it opens.
+    fn warm_up_until_steady(
+        &mut self,
+        plan: SteadyWarmUp,
+        grid: Grid,
+        interrupt: &Interrupt,
+        progress: &mut Progress,
+        monitor: &mut Monitor<'_>,
+    ) -> Result<WarmUp> {
+        let lead_us = ANNOUNCE_LEAD.as_micros() as i64;
+        self.watch_until(
+            plan.earliest_start_us - lead_us,
+            interrupt,
+            progress,
+            monitor,
+        )?;
+        loop {
+            let now = now_us();
+            let why = analysis::steady::not_steady_yet(
+                &monitor.rows,
+                &monitor.offset_polls,
+                plan.offered_per_s,
+                monitor.ticks_per_s(),
+                &plan.rule,
+            );
+            let at_cap = now + lead_us >= plan.latest_start_us;
+            if why.is_none() || at_cap {
+                let window_start_us = grid.next_after(now + lead_us);
+                return Ok(WarmUp {
+                    window_start_us,
+                    not_steady: why,
+                });
+            }
+            if let Some(why) = &why {
+                progress.detail("warm-up until steady", why);
+            }
+            // Until the next sample is due, then take it: the verdict is
+            // read again on new evidence only.
+            self.watch_until(monitor.next_due_us(), interrupt, progress, monitor)?;
+            monitor.sample_if_due(now_us())?;
+        }
+    }
+
     /// Kills the product's whole tree and, with `restart`, starts it again;
     /// its output is watched for until `watch_until_us`.
     fn crash(
@@ -781,6 +959,7 @@ impl Processes<'_> {
     }
 }
 
+pub use broker_warmup::warm_if_cold;
 pub use summary::print_summary;
 
 /// The results folder, from the command line or bench.yaml.

@@ -40,6 +40,19 @@ impl Progress {
         }
     }
 
+    /// Shows `detail` beside the phase, on the bar alone: it changes too
+    /// often for a log line each time.
+    pub fn detail(&mut self, phase: &str, detail: &str) {
+        self.bar.set_message(format!("{phase}: {detail}"));
+    }
+
+    /// The run now lasts `total_s` seconds of warm-up plus window: a
+    /// steady-state warm-up has found its end.
+    pub fn set_total(&mut self, total_s: u64) {
+        self.total_s = total_s;
+        self.bar.set_length(total_s);
+    }
+
     /// Moves the bar to `now_us` and shows the time left.
     pub fn tick(&mut self, now_us: i64) {
         if let Some(start) = self.started_us {

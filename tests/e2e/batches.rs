@@ -1,32 +1,37 @@
-//! A batch of two lines interleaved round by round, and the paired
-//! comparison of its runs.
+//! A batch of two lines interleaved round by round in rotated order, and
+//! the paired comparison of its runs.
+
+use std::collections::BTreeSet;
 
 use libtest_mimic::Trial;
+use streamsuite::config::Suite;
 use streamsuite::results::Status;
 
-use crate::support::{ensure, output, records, suite};
+use crate::support::{ensure, output, records, repo, suite};
 use crate::trial;
 
 pub fn trials() -> Vec<Trial> {
     vec![
         trial(
-            "batch_interleaves_two_lines_and_compare_pairs_their_rounds",
-            batch_interleaves_two_lines_and_compare_pairs_their_rounds,
+            "batch_rotates_two_lines_and_compare_pairs_their_rounds",
+            batch_rotates_two_lines_and_compare_pairs_their_rounds,
         ),
         trial(
             "regress_holds_the_current_build_against_a_commit",
             regress_holds_the_current_build_against_a_commit,
         ),
         trial(
-            "regress_refuses_fewer_than_three_rounds",
-            regress_refuses_fewer_than_three_rounds,
+            "regress_refuses_fewer_than_five_rounds",
+            regress_refuses_fewer_than_five_rounds,
         ),
     ]
 }
 
-/// `suite batch rustpipe rustpipe-eos --repeat 2` runs A B A B under one
-/// batch id, and `suite compare` prints the ratios of its paired rounds.
-fn batch_interleaves_two_lines_and_compare_pairs_their_rounds() -> Result<(), String> {
+/// `suite batch rustpipe rustpipe-eos --repeat 3` runs A B, B A, A B under
+/// one batch id, each record keeping its round and position, and `suite
+/// compare` prints each ratio's n, median, interval with its coverage and
+/// sign-test p for its paired rounds.
+fn batch_rotates_two_lines_and_compare_pairs_their_rounds() -> Result<(), String> {
     let results = tempfile::tempdir().map_err(|e| e.to_string())?;
     let out = output(
         suite()
@@ -38,7 +43,7 @@ fn batch_interleaves_two_lines_and_compare_pairs_their_rounds() -> Result<(), St
                 "stateless",
             ])
             .args([
-                "--repeat", "2", "--rate", "1000", "--warmup", "2", "--window", "5",
+                "--repeat", "3", "--rate", "1000", "--warmup", "3", "--window", "5",
             ])
             .arg("--results")
             .arg(results.path()),
@@ -46,24 +51,42 @@ fn batch_interleaves_two_lines_and_compare_pairs_their_rounds() -> Result<(), St
     ensure(out.status.success(), "the batch must succeed", &out)?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     ensure(
-        stderr.contains("round 1 of 2 · rustpipe · run 1 of 4 · at least")
-            && stderr.contains("round 2 of 2 · rustpipe-eos · run 4 of 4 · about"),
-        "a progress line names round, line and time left",
+        stderr.contains("round 1 of 3 · rustpipe · run 1 of 6 · at least")
+            && stderr.contains("round 2 of 3 · rustpipe-eos · run 3 of 6 · about")
+            && stderr.contains("round 3 of 3 · rustpipe-eos · run 6 of 6 · about"),
+        "a progress line names round, line and time left, in rotated order",
         &out,
     )?;
     let runs = records(results.path(), "stateless")?;
-    let order: Vec<(&str, Option<u32>)> = runs.iter().map(|r| (r.line.as_str(), r.round)).collect();
+    let order: Vec<(&str, Option<u32>, Option<u32>)> = runs
+        .iter()
+        .map(|r| (r.line.as_str(), r.round, r.position))
+        .collect();
     ensure(
         order
             == [
-                ("rustpipe", Some(1)),
-                ("rustpipe-eos", Some(1)),
-                ("rustpipe", Some(2)),
-                ("rustpipe-eos", Some(2)),
+                ("rustpipe", Some(1), Some(1)),
+                ("rustpipe-eos", Some(1), Some(2)),
+                ("rustpipe-eos", Some(2), Some(1)),
+                ("rustpipe", Some(2), Some(2)),
+                ("rustpipe", Some(3), Some(1)),
+                ("rustpipe-eos", Some(3), Some(2)),
             ],
-        &format!("interleaved order with rounds, got {order:?}"),
+        &format!("the order rotates each round, each record keeps its place: {order:?}"),
         &out,
     )?;
+    for line in ["rustpipe", "rustpipe-eos"] {
+        let places: BTreeSet<Option<u32>> = runs
+            .iter()
+            .filter(|r| r.line == line)
+            .map(|r| r.position)
+            .collect();
+        ensure(
+            places == BTreeSet::from([Some(1), Some(2)]),
+            &format!("{line} ran first and second: {places:?}"),
+            &out,
+        )?;
+    }
     ensure(
         runs.iter().all(|r| r.batch_id == runs[0].batch_id),
         "one batch id",
@@ -94,8 +117,15 @@ fn batch_interleaves_two_lines_and_compare_pairs_their_rounds() -> Result<(), St
     ensure(out.status.success(), "compare must succeed", &out)?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     ensure(
-        stdout.contains(&format!("batch {} · 2 round(s) paired", runs[0].batch_id)),
+        stdout.contains(&format!("batch {} · 3 round(s) paired", runs[0].batch_id)),
         "the batch and its paired rounds are named",
+        &out,
+    )?;
+    ensure(
+        stdout.lines().any(|l| {
+            l.starts_with("figure") && l.contains("interval (coverage)") && l.contains(" p ")
+        }),
+        "the table heads its interval and p columns",
         &out,
     )?;
     for label in ["µs CPU/record", "added p50", "added p99", "consumed/s"] {
@@ -105,35 +135,50 @@ fn batch_interleaves_two_lines_and_compare_pairs_their_rounds() -> Result<(), St
             &out,
         )?;
     }
-    // Both lines used CPU in both rounds: the CPU figure is a ratio, never
-    // "not comparable", and its median is the median of the two rounds'.
+    // Both lines used CPU in every round: the CPU figure is a ratio, never
+    // "not comparable". Its row shows n, the median of the rounds' ratios
+    // (B's run over A's of the same round, whatever their order), [min, max]
+    // at its 75 % coverage, and the sign test's p over the rounds outside
+    // the tie band; three rounds never reach p <= 0.05.
     let cpu_row = stdout
         .lines()
         .find(|l| l.starts_with("µs CPU/record"))
         .unwrap_or_default();
-    let ratio = |round: usize| {
-        let value = |i: usize| runs[i].metrics.get("us_cpu_per_record").map(|m| m.value);
-        match (value(2 * round), value(2 * round + 1)) {
-            (Some(a), Some(b)) => Ok(b / a),
-            _ => Err("us_cpu_per_record missing".to_string()),
-        }
+    let tie_band = Suite::load(&repo().join("bench.yaml"))
+        .map_err(|e| e.to_string())?
+        .bench
+        .tolerances
+        .tie_band;
+    let cpu = |line: &str, round: u32| {
+        runs.iter()
+            .find(|r| r.line == line && r.round == Some(round))
+            .and_then(|r| r.metrics.get("us_cpu_per_record"))
+            .map(|m| m.value)
+            .ok_or_else(|| format!("{line} round {round}: us_cpu_per_record missing"))
     };
-    let (r1, r2) = (ratio(0)?, ratio(1)?);
-    if (r1 > 1.0) == (r2 > 1.0) {
-        let median = format!("{:.3}", (r1 + r2) / 2.0);
-        let standing = if r1 > 1.0 { "B worse" } else { "B better" };
-        ensure(
-            cpu_row.contains(&median) && cpu_row.contains(&format!("{standing} in every round")),
-            &format!("CPU row shows median {median} and `{standing}`: {cpu_row}"),
-            &out,
-        )?;
-    } else {
-        ensure(
-            cpu_row.contains("not separable"),
-            &format!("a flipped sign is not separable: {cpu_row}"),
-            &out,
-        )?;
+    let mut ratios = Vec::new();
+    for round in 1..=3 {
+        ratios.push(cpu("rustpipe-eos", round)? / cpu("rustpipe", round)?);
     }
+    let (worse, better) = (
+        ratios.iter().filter(|r| **r > 1.0 + tie_band).count(),
+        ratios.iter().filter(|r| **r < 1.0 - tie_band).count(),
+    );
+    let p = sign_test_p(worse.max(better), worse + better);
+    ratios.sort_by(f64::total_cmp);
+    let expected = [
+        format!("{:.3}", ratios[1]),
+        format!("{:.3} – {:.3} (75 %)", ratios[0], ratios[2]),
+        format!("{p:.3}"),
+        format!("{worse}/{better}/{}", 3 - worse - better),
+        "not separable".to_string(),
+    ];
+    ensure(
+        cpu_row.split_whitespace().nth(2) == Some("3")
+            && expected.iter().all(|part| cpu_row.contains(part.as_str())),
+        &format!("the CPU row shows n 3 and {expected:?}: {cpu_row}"),
+        &out,
+    )?;
 
     let missing = compare("2000")?;
     let stderr = String::from_utf8_lossy(&missing.stderr);
@@ -148,11 +193,18 @@ fn batch_interleaves_two_lines_and_compare_pairs_their_rounds() -> Result<(), St
     )
 }
 
+/// P(X >= k) for X ~ Binomial(n, 1/2), by hand: the sign test's p.
+fn sign_test_p(k: usize, n: usize) -> f64 {
+    let choose = |n: usize, i: usize| (0..i).fold(1.0, |c, j| c * (n - j) as f64 / (j + 1) as f64);
+    (k..=n).map(|i| choose(n, i)).sum::<f64>() / 2f64.powi(n as i32)
+}
+
 /// `suite regress rustpipe --baseline COMMIT` runs the build of that commit
-/// (cached by the drain tests' revision build) and the current one, baseline
-/// first in each of three rounds, and judges the paired figures: its exit
-/// code and verdict line follow from the table it prints. The two builds run
-/// different loops, so which figures differ is the machine's to say.
+/// (cached by the drain tests' revision build) and the current one over
+/// five rounds in rotated order (baseline first in odd rounds, current first
+/// in even ones), and judges the paired figures: its exit code and verdict
+/// line follow from the table it prints. The two builds run different loops,
+/// so which figures differ is the machine's to say.
 fn regress_holds_the_current_build_against_a_commit() -> Result<(), String> {
     let results = tempfile::tempdir().map_err(|e| e.to_string())?;
     let baseline = crate::drain::KNOWN_COMMIT;
@@ -160,8 +212,6 @@ fn regress_holds_the_current_build_against_a_commit() -> Result<(), String> {
         suite()
             .args(["regress", "rustpipe", "stateless", "--baseline", baseline])
             .args([
-                "--repeat",
-                "3",
                 "--threshold",
                 "50",
                 "--rate",
@@ -179,20 +229,21 @@ fn regress_holds_the_current_build_against_a_commit() -> Result<(), String> {
         stdout.contains(&format!(
             "B = rustpipe 0.1.0 (current) against A = {} (baseline)",
             &baseline[..10]
-        )) && stdout.contains("3 round(s) paired"),
-        "the pairs are printed",
+        )) && stdout.contains("5 round(s) paired"),
+        "five rounds by default, and the pairs are printed",
         &out,
     )?;
     let regressed = regressed_figures(&stdout, 0.5)?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     let verdict = if regressed.is_empty() {
         out.status.code() == Some(0)
-            && stdout.contains("no regression: no paired figure is worse in every round")
+            && stdout.contains("no regression: no paired figure is worse by more than 50 %")
     } else {
         out.status.code() == Some(1)
             && stderr.lines().any(|l| {
                 l.starts_with(
-                    "REGRESSION: worse in every round and by more than 50 % at the median: ",
+                    "REGRESSION: worse by more than 50 % at the median, interval on the worse \
+                     side, p <= 0.05: ",
                 ) && regressed.iter().all(|figure| l.contains(figure.as_str()))
             })
     };
@@ -202,27 +253,33 @@ fn regress_holds_the_current_build_against_a_commit() -> Result<(), String> {
         &out,
     )?;
     let all = records(results.path(), "stateless")?;
-    let versions: Vec<&str> = all.iter().map(|r| r.version.as_str()).collect();
-    let rounds: Vec<Option<u32>> = all.iter().map(|r| r.round).collect();
-    ensure(
-        versions
-            == [
-                &baseline[..10],
-                "0.1.0",
-                &baseline[..10],
-                "0.1.0",
-                &baseline[..10],
-                "0.1.0",
+    let (old, new) = (&baseline[..10], "0.1.0");
+    let order: Vec<(&str, Option<u32>, Option<u32>)> = all
+        .iter()
+        .map(|r| (r.version.as_str(), r.round, r.position))
+        .collect();
+    let expected: Vec<(&str, Option<u32>, Option<u32>)> = (1..=5)
+        .flat_map(|round| {
+            let (first, second) = if round % 2 == 1 {
+                (old, new)
+            } else {
+                (new, old)
+            };
+            [
+                (first, Some(round), Some(1)),
+                (second, Some(round), Some(2)),
             ]
-            && rounds == [Some(1), Some(1), Some(2), Some(2), Some(3), Some(3)]
-            && all.iter().all(|r| r.batch_id == all[0].batch_id),
-        &format!("baseline then current in each round, one batch: {versions:?} {rounds:?}"),
+        })
+        .collect();
+    ensure(
+        order == expected && all.iter().all(|r| r.batch_id == all[0].batch_id),
+        &format!("baseline and current take turns going first, one batch: {order:?}"),
         &out,
     )
 }
 
-/// The figures of `suite regress`'s table that B is worse on in every round,
-/// by more than `threshold` (a fraction) at the median.
+/// The figures of `suite regress`'s table that B is separably worse on, by
+/// more than `threshold` (a fraction) at the median.
 fn regressed_figures(stdout: &str, threshold: f64) -> Result<Vec<String>, String> {
     let mut regressed = Vec::new();
     for figure in ["µs CPU/record", "added p50", "added p99", "consumed/s"] {
@@ -230,8 +287,9 @@ fn regressed_figures(stdout: &str, threshold: f64) -> Result<Vec<String>, String
             .lines()
             .find_map(|l| l.strip_prefix(figure))
             .ok_or_else(|| format!("no row for {figure} in:\n{stdout}"))?;
-        let worse = row.trim_end().ends_with("B worse in every round");
-        let median = row.split_whitespace().next().unwrap_or_default();
+        let worse = row.trim_end().ends_with("B worse");
+        // n, then the median
+        let median = row.split_whitespace().nth(1).unwrap_or_default();
         if worse {
             let median: f64 = median
                 .parse()
@@ -244,20 +302,21 @@ fn regressed_figures(stdout: &str, threshold: f64) -> Result<Vec<String>, String
     Ok(regressed)
 }
 
-/// A gate decided by fewer than three rounds would follow one noisy run.
-fn regress_refuses_fewer_than_three_rounds() -> Result<(), String> {
+/// A gate decided by fewer than five rounds could never find a regression:
+/// a sign test over four rounds never reaches p <= 0.05.
+fn regress_refuses_fewer_than_five_rounds() -> Result<(), String> {
     let results = tempfile::tempdir().map_err(|e| e.to_string())?;
     let out = output(
         suite()
             .args(["regress", "rustpipe", "stateless", "--baseline", "HEAD"])
-            .args(["--repeat", "2", "--results"])
+            .args(["--repeat", "4", "--results"])
             .arg(results.path()),
     )?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     ensure(
         out.status.code() == Some(1)
             && stderr.lines().count() == 1
-            && stderr.contains("--repeat 2 is too few"),
+            && stderr.contains("--repeat 4 is too few"),
         "one clear line",
         &out,
     )?;

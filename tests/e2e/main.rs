@@ -10,6 +10,7 @@ mod drain;
 mod etl;
 mod products;
 mod runs;
+mod stalls;
 mod support;
 mod verification;
 mod workloads;
@@ -23,6 +24,7 @@ fn main() {
     let mut trials = Vec::new();
     trials.extend(bad_input::trials());
     trials.extend(runs::trials());
+    trials.extend(stalls::trials());
     trials.extend(batches::trials());
     trials.extend(verification::trials());
     trials.extend(chaos::trials());

@@ -8,7 +8,7 @@ use libtest_mimic::Trial;
 use streamsuite::config::Delivery;
 use streamsuite::gendata::event::eu_share;
 use streamsuite::probe::{ProbeSummary, PROBE_BEHIND_LIMIT_MS};
-use streamsuite::results::{Regime, RunRecord, Status};
+use streamsuite::results::{flag, Regime, RunRecord, Status};
 
 use crate::support::{
     config_with_broker, config_with_products, did_the_same_work, ensure, output, records,
@@ -33,6 +33,10 @@ pub fn trials() -> Vec<Trial> {
         trial(
             "external_broker_is_one_setting_away",
             external_broker_is_one_setting_away,
+        ),
+        trial(
+            "default_warm_up_lasts_until_steady_on_a_warmed_broker",
+            default_warm_up_lasts_until_steady_on_a_warmed_broker,
         ),
         trial(
             "overloaded_run_is_saturated_and_quotes_no_latency",
@@ -197,7 +201,8 @@ fn short_run_keeps_up(line: &str, delivery: Delivery) -> Result<(), String> {
         series.t_s.len() >= 12 && series.t_s.len() == series.backlog.len(),
         "series kept",
         &out,
-    )
+    )?;
+    crate::stalls::kept_latency_over_time(r, &out)
 }
 
 fn alos_line_keeps_up_and_keeps_the_eu_share() -> Result<(), String> {
@@ -330,20 +335,98 @@ fn the_harness_checked_itself(r: &RunRecord, out: &Output) -> Result<(), String>
     )
 }
 
-/// rustpipe made slow on purpose (2 ms of CPU per record: ~500 records/s at
-/// most), fed 2000 records/s.
+/// Without `--warmup`, a run warms up until the product is steady: from
+/// run.warmup_s (3 s here) until 10 s of samples show it keeping up at a
+/// steady CPU per record, then announces the window to gendata and the
+/// probe. The record keeps the warm-up used and how its broker was warmed.
+fn default_warm_up_lasts_until_steady_on_a_warmed_broker() -> Result<(), String> {
+    let results = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let out = output(
+        suite()
+            .args([
+                "run",
+                "rustpipe",
+                "stateless",
+                "--rate",
+                "2000",
+                "--window",
+                "5",
+            ])
+            .args(["--set", "run.warmup_s=3"])
+            .arg("--results")
+            .arg(results.path()),
+    )?;
+    ensure(out.status.success(), "the run must succeed", &out)?;
+    let records = records(results.path(), "stateless")?;
+    ensure(records.len() == 1, "one record expected", &out)?;
+    let r = &records[0];
+    ensure(
+        r.config.warmup_s == 3 && r.config.warmup_cap_s == Some(120),
+        &format!("a steady-state warm-up of 3..120 s: {:?}", r.config),
+        &out,
+    )?;
+    let used = metric(r, "warmup_used_s")?;
+    ensure(
+        (10.0..120.0).contains(&used),
+        &format!("warm-up {used} s: 10 s of evidence at least, under the cap"),
+        &out,
+    )?;
+    ensure(
+        !r.has_flag(flag::NOT_STEADY),
+        &format!("steady: {:?}", r.not_applicable.get("steady")),
+        &out,
+    )?;
+    ensure(
+        r.regime == Some(Regime::KeepUp) && r.metrics.contains_key("added_p50_ms"),
+        "keep-up with its latency quoted",
+        &out,
+    )?;
+    // gendata and the probe learnt the window from the file the suite wrote
+    let announced: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(r.logs.join("window.json")).map_err(|e| e.to_string())?,
+    )
+    .map_err(|e| e.to_string())?;
+    let (start, end) = (
+        announced["start_us"].as_i64().unwrap_or(0),
+        announced["end_us"].as_i64().unwrap_or(0),
+    );
+    ensure(
+        end - start == 5_000_000,
+        &format!("the announced window is 5 s: {announced}"),
+        &out,
+    )?;
+    ensure(
+        (metric(r, "offered_per_s")? - 2000.0).abs() < 20.0,
+        "gendata counted the announced window's records",
+        &out,
+    )?;
+    // The harness's broker was started and warmed by `suite broker start`,
+    // or was found running long enough to be warm.
+    ensure(
+        r.broker.warmed_s.is_some_and(|s| s >= 5.0)
+            || r.broker.uptime_s.is_some_and(|s| s >= 120.0),
+        &format!("the record says how its broker was warmed: {:?}", r.broker),
+        &out,
+    )
+}
+
+/// rustpipe made slow on purpose (1 ms of CPU per record: ~1000 records/s at
+/// most), fed 4000 records/s. Saturated, it reads chunks of 2048 records and
+/// stores their offsets a chunk at a time, so its committed offset moves
+/// about every 2 s: the window spans several such commits, and the capacity
+/// must agree with the output it wrote.
 fn overloaded_run_is_saturated_and_quotes_no_latency() -> Result<(), String> {
     let args = [
         "rustpipe",
         "stateless",
         "--rate",
-        "2000",
+        "4000",
         "--warmup",
         "2",
         "--window",
-        "8",
+        "16",
     ];
-    let (out, records) = run_rustpipe_with("  work_us_per_record: 2000\n", &args)?;
+    let (out, records) = run_rustpipe_with("  work_us_per_record: 1000\n", &args)?;
     ensure(out.status.success(), "the run itself must succeed", &out)?;
     ensure(records.len() == 1, "one record expected", &out)?;
     let r = &records[0];
@@ -353,10 +436,27 @@ fn overloaded_run_is_saturated_and_quotes_no_latency() -> Result<(), String> {
         &out,
     )?;
     ensure(metric(r, "lag_drift")? > 0.02, "the backlog grew", &out)?;
+    ensure(
+        !r.has_flag(flag::INCONSISTENT_FLOW),
+        &format!("the flow figures agree: {:?}", r.not_applicable.get("flow")),
+        &out,
+    )?;
     let consumed = metric(r, "consumed_per_s")?;
     ensure(
-        consumed > 100.0 && consumed < 0.5 * metric(r, "offered_per_s")?,
+        consumed > 300.0 && consumed < 0.5 * metric(r, "offered_per_s")?,
         &format!("consumed/s {consumed} is the capacity, well under the offered rate"),
+        &out,
+    )?;
+    let output = metric(r, "output_per_s")?;
+    let owed = r
+        .sanity
+        .as_ref()
+        .and_then(|s| s.expected_selectivity)
+        .ok_or("the expected selectivity is known on one partition")?
+        * consumed;
+    ensure(
+        (output / owed - 1.0).abs() < 0.25,
+        &format!("output/s {output} agrees with the capacity's owed output {owed}"),
         &out,
     )?;
     let quoted: Vec<&String> = r

@@ -361,31 +361,13 @@ impl BrokerGuard {
             eprintln!("using the local broker that is already running");
             return BrokerGuard { started: false };
         }
+        // `suite broker start` warms the broker it starts (broker.warmup_s)
+        // before it returns, as any command that starts it does.
         let started = suite().args(["broker", "start"]).status();
         match started {
-            Ok(status) if status.success() => {
-                warm_up_the_broker();
-                BrokerGuard { started: true }
-            }
+            Ok(status) if status.success() => BrokerGuard { started: true },
             other => panic!("could not start the local broker: {other:?}"),
         }
-    }
-}
-
-/// A freshly started broker compiles its hot paths for about its first
-/// minute, at well over a core of this 2-core host: the first tests' runs
-/// would otherwise be measured on a saturated host (and flagged so). One
-/// short transactional run, whose record is thrown away, warms it up.
-fn warm_up_the_broker() {
-    eprintln!("warming up the local broker with one short run");
-    let results = tempfile::tempdir().expect("a temporary folder");
-    let warm = suite()
-        .args(["run", "rustpipe-eos", "stateless", "--rate", "5000"])
-        .args(["--warmup", "10", "--window", "10", "--results"])
-        .arg(results.path())
-        .output();
-    if !warm.as_ref().is_ok_and(|o| o.status.success()) {
-        eprintln!("the warm-up run failed; the tests go on: {warm:?}");
     }
 }
 

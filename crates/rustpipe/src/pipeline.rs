@@ -177,6 +177,7 @@ impl Reader<'_> {
     {
         let mut ready = false;
         let mut acknowledged = Vec::new();
+        let mut pause = Pause::new(&self.settings.options);
         while !stop.load(Ordering::Relaxed) {
             let timeout = if stages.chunk().is_empty() {
                 IDLE_POLL
@@ -194,6 +195,12 @@ impl Reader<'_> {
                     );
                     if chunk.len() >= CHUNK_MAX_RECORDS {
                         stages.dispatch()?;
+                    }
+                    if let Some(pause) = pause.after_one_record() {
+                        if !stages.chunk().is_empty() {
+                            stages.dispatch()?;
+                        }
+                        std::thread::sleep(pause);
                     }
                 }
                 Some(Err(err)) if recoverable(&err) => {
@@ -279,6 +286,33 @@ impl Reader<'_> {
     }
 }
 
+/// The `pause_after_records` test knob: one pause of the reader, once it
+/// has read that many records.
+struct Pause {
+    after_records: u64,
+    duration: Duration,
+    read: u64,
+}
+
+impl Pause {
+    fn new(options: &settings::PipelineOptions) -> Pause {
+        Pause {
+            after_records: options.pause_after_records,
+            duration: Duration::from_millis(options.pause_ms),
+            read: 0,
+        }
+    }
+
+    /// Counts one record read; the pause to take now, once.
+    fn after_one_record(&mut self) -> Option<Duration> {
+        if self.after_records == 0 {
+            return None;
+        }
+        self.read += 1;
+        (self.read == self.after_records).then_some(self.duration)
+    }
+}
+
 /// A consumer error the client recovers from by itself: librdkafka reports
 /// its broker connections going down (a broker restart) as errors that need
 /// no action, and fatal ones apart.
@@ -292,6 +326,23 @@ mod tests {
 
     /// A lost group or transaction is seen under the context the error
     /// gathers on its way up; any other failure is not, and stays fatal.
+    #[test]
+    fn the_reader_pauses_once_after_its_records() {
+        let options = settings::PipelineOptions {
+            pause_after_records: 3,
+            pause_ms: 1000,
+            ..settings::PipelineOptions::default()
+        };
+        let mut pause = Pause::new(&options);
+        let pauses: Vec<Option<Duration>> = (0..6).map(|_| pause.after_one_record()).collect();
+        assert_eq!(
+            pauses,
+            vec![None, None, Some(Duration::from_secs(1)), None, None, None]
+        );
+        let mut never = Pause::new(&settings::PipelineOptions::default());
+        assert!((0..10).all(|_| never.after_one_record().is_none()));
+    }
+
     #[test]
     fn a_loss_is_seen_through_its_context() {
         let lost = anyhow::Error::from(Lost("rustpipe: committing a transaction".into()))

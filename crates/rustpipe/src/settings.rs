@@ -152,6 +152,15 @@ pub struct PipelineOptions {
     /// only): a product whose work the suite cannot vouch for.
     #[serde(default)]
     pub never_commit: bool,
+    /// Once this many input records have been read (0 = never), the reader
+    /// hands on what it holds and stops reading for `pause_ms`: output
+    /// stops for that long at a known point of the input, to check that the
+    /// suite's latency over time shows it as a stall.
+    #[serde(default)]
+    pub pause_after_records: u64,
+    /// How long that pause lasts, in milliseconds.
+    #[serde(default)]
+    pub pause_ms: u64,
 }
 
 impl PipelineOptions {

@@ -12,7 +12,7 @@ use crate::analysis::{spread, Spread};
 use crate::host::HostInfo;
 use crate::report::charts::Chart;
 use crate::report::context::host_label;
-use crate::report::figures::{figure, format_of, metric_cell, metric_column};
+use crate::report::figures::{figure, format_of, metric_cell, metric_column, repeats_cell};
 use crate::report::lines::comparable;
 use crate::report::points::BenchPoint;
 use crate::report::svg::{self, Bar};
@@ -215,16 +215,22 @@ fn rows_per_message(arm: &Arm, runs: &[&RunRecord]) -> Option<u32> {
         .or_else(|| newest.config.etl.as_ref().map(|etl| etl.events))
 }
 
+/// The CPU of `pick` over the runs that have it.
+fn resource_values(
+    runs: &[&RunRecord],
+    pick: fn(&RunRecord) -> Option<&ResourceSummary>,
+) -> Vec<f64> {
+    runs.iter()
+        .filter_map(|r| pick(r).map(|s| s.cpu_avg_pct))
+        .collect()
+}
+
 /// The median of `pick` over the runs that have it.
 fn resource_spread(
     runs: &[&RunRecord],
     pick: fn(&RunRecord) -> Option<&ResourceSummary>,
 ) -> Option<Spread> {
-    let values: Vec<f64> = runs
-        .iter()
-        .filter_map(|r| pick(r).map(|s| s.cpu_avg_pct))
-        .collect();
-    spread(&values)
+    spread(&resource_values(runs, pick))
 }
 
 fn product_of(r: &RunRecord) -> Option<&ResourceSummary> {
@@ -365,8 +371,7 @@ fn arm_table(runs: &E2eRuns<'_>) -> Table {
         Cell::pair(metric_cell(records, a), metric_cell(records, b))
     };
     let cpu_cell = |records: &[&RunRecord], pick| {
-        resource_spread(records, pick)
-            .map_or_else(Cell::missing, |s| Cell::figure(s, |v| fixed(v, 1)))
+        repeats_cell(&resource_values(records, pick), |v| fixed(v, 1)).unwrap_or_else(Cell::missing)
     };
     for (arm, records) in &runs.arms {
         let mut rows_per_s = metric_cell(records, "rows_per_s");
