@@ -449,12 +449,16 @@ fn withhold_if_inconsistent(j: &mut Judgement, disagreements: &[String]) {
         .filter(|name| name.starts_with("latency_") || name.starts_with("added_"))
         .cloned()
         .collect();
+    let quoted_latency = !latency.is_empty();
     for name in FLOW_DEPENDENT.iter().map(|n| n.to_string()).chain(latency) {
         j.metrics.remove(&name);
         j.not_applies(&name, &why);
     }
-    // A reason already given (a saturated run's) still holds.
-    j.not_applicable.entry("latency".into()).or_insert(why);
+    // Latency withheld here, not for a reason already given (a saturated
+    // run's), and not on a run that times none (an ETL run).
+    if quoted_latency {
+        j.not_applies("latency", &why);
+    }
     j.not_applies("flow", &disagreements.join("; "));
 }
 

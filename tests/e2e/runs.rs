@@ -11,8 +11,8 @@ use streamsuite::probe::{ProbeSummary, PROBE_BEHIND_LIMIT_MS};
 use streamsuite::results::{flag, Regime, RunRecord, Status};
 
 use crate::support::{
-    config_with_broker, config_with_products, did_the_same_work, ensure, output, records,
-    run_rustpipe_with, stateless_run, suite, suite_with,
+    config_with_broker, config_with_products, did_the_same_work, ensure, output, records, repo,
+    run_rustpipe_with, run_suite, stateless_run, suite, suite_with,
 };
 use crate::trial;
 
@@ -341,21 +341,17 @@ fn the_harness_checked_itself(r: &RunRecord, out: &Output) -> Result<(), String>
 /// probe. The record keeps the warm-up used and how its broker was warmed.
 fn default_warm_up_lasts_until_steady_on_a_warmed_broker() -> Result<(), String> {
     let results = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let out = output(
-        suite()
-            .args([
-                "run",
-                "rustpipe",
-                "stateless",
-                "--rate",
-                "2000",
-                "--window",
-                "5",
-            ])
-            .args(["--set", "run.warmup_s=3"])
-            .arg("--results")
-            .arg(results.path()),
-    )?;
+    let args = [
+        "rustpipe",
+        "stateless",
+        "--rate",
+        "2000",
+        "--window",
+        "5",
+        "--set",
+        "run.warmup_s=3",
+    ];
+    let out = run_suite(&repo().join("bench.yaml"), &args, results.path())?;
     ensure(out.status.success(), "the run must succeed", &out)?;
     let records = records(results.path(), "stateless")?;
     ensure(records.len() == 1, "one record expected", &out)?;
