@@ -568,7 +568,10 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
             warmup_s: if drain {
                 0
             } else {
-                request.options.warmup.unwrap_or(defaults.warmup_s)
+                request
+                    .options
+                    .warmup
+                    .unwrap_or(defaults.warmup_s.max(entry.line.product.min_warmup_s))
             },
             // The warm-up lasts until the product is steady unless
             // `--warmup` fixed it; a drain, an unpaced run (never steady
@@ -577,7 +580,11 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
                 && request.options.warmup.is_none()
                 && request.options.rate.unwrap_or(bench.default_rate()) > 0
                 && !workload.is_etl())
-            .then_some(defaults.warmup_cap_s.max(defaults.warmup_s)),
+            .then_some(
+                defaults
+                    .warmup_cap_s
+                    .max(defaults.warmup_s.max(entry.line.product.min_warmup_s)),
+            ),
             window_s,
             seed: defaults.seed,
             commit_interval_ms: own.run.commit_interval_ms.for_delivery(delivery),

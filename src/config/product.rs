@@ -28,6 +28,12 @@ pub struct Product {
     pub ready: Readiness,
     /// Workloads this product implements.
     pub workloads: Vec<String>,
+    /// The least warm-up, in seconds, before a steady-state window may open
+    /// (over bench.yaml's run.warmup_s): a JVM engine's CPU per record keeps
+    /// falling for 30 to 40 s at the iso rate while its JIT compiles, and
+    /// the look-back alone saw its plateau before the fall as steady.
+    #[serde(default)]
+    pub min_warmup_s: u64,
     /// Whether the product commits its input offsets to its consumer group.
     /// One that does not (it keeps its position in its own state) is settled
     /// by its output going quiet, and verified against the whole input.
