@@ -4,7 +4,7 @@ use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::config::{ChaosPlan, LineSpec, Setting};
+use crate::config::{ChaosPlan, LineSpec, Profile, Setting};
 
 /// streamsuite: a cross-engine streaming latency suite.
 #[derive(Debug, Parser)]
@@ -108,8 +108,8 @@ pub struct ChaosArgs {
     pub kills: u32,
     /// Seconds between kills, the first that far into the window; the
     /// window is sized to hold every kill and the last one's recovery
-    /// (default 10; a product that needs longer to come back, such as one
-    /// waiting out a session timeout, needs more).
+    /// (default 20, the spacing of every published campaign, longer than
+    /// any product's recovery here).
     #[arg(long, value_name = "SECONDS", conflicts_with_all = ["seed", "window"])]
     pub every: Option<u64>,
     /// Kill at random times drawn from this seed, within --window, instead
@@ -143,6 +143,11 @@ pub struct RunOptions {
     /// When another run holds this host, refuse at once instead of waiting for it.
     #[arg(long)]
     pub no_wait: bool,
+    /// Whose settings: `uniform` (bench.yaml's client profile, the same for
+    /// every line) or `expert` (each product's `expert:` section over it,
+    /// its own bench point).
+    #[arg(long, value_enum, default_value_t = Profile::Uniform)]
+    pub profile: Profile,
 }
 
 /// Rounds of `suite batch` and `suite regress`: the fewest where an exact
@@ -153,8 +158,9 @@ pub const DEFAULT_ROUNDS: u32 = 5;
 pub struct BatchArgs {
     /// Product lines (rustpipe, rustpipe-eos), run in this order in round 1
     /// and rotated by one place each round after (A B, B A, ...);
-    /// `LINE@KEY=VALUE` runs a line with a client setting or commit
-    /// interval of its own (rustpipe@client.fetch_min_bytes=65536).
+    /// `LINE@KEY=VALUE` runs a line with a client setting, commit interval
+    /// or product setting of its own (rustpipe@client.fetch_min_bytes=65536,
+    /// pathway@product.autocommit_duration_ms=2).
     #[arg(required_unless_present = "all", conflicts_with = "all")]
     pub lines: Vec<LineSpec>,
     /// Every line runnable here whose product implements the workload.
@@ -212,6 +218,9 @@ pub struct CompareArgs {
     /// The bench point's window in seconds (default: bench.yaml's run.window_s).
     #[arg(long)]
     pub window: Option<u64>,
+    /// The bench point's profile: `uniform` or `expert`.
+    #[arg(long, value_enum, default_value_t = Profile::Uniform)]
+    pub profile: Profile,
     /// Folder of results JSONL (default: bench.yaml's results_dir).
     #[arg(long)]
     pub results: Option<PathBuf>,

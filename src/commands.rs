@@ -16,8 +16,8 @@ use crate::cli::{
 use crate::clickhouse::{ClickHouseClient, LocalClickHouse, SinkSession};
 use crate::clock::now_us;
 use crate::config::{
-    BrokerConfig, ChaosPlan, Delivery, LineRef, LineSpec, Setting, Spacing, Suite, Workload,
-    MIN_WINDOW_SAMPLES,
+    BrokerConfig, ChaosPlan, Delivery, LineBench, LineRef, LineSpec, Setting, Spacing, Suite,
+    Workload, MIN_WINDOW_SAMPLES,
 };
 use crate::gendata::GendataPlan;
 use crate::handoff::{WindowAnnouncement, WindowSource};
@@ -359,8 +359,10 @@ fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
     .map(|outcome| outcome.exit_code())
 }
 
-/// Seconds between a campaign's kills when `suite chaos` is not told.
-const DEFAULT_KILL_EVERY_S: u64 = 10;
+/// Seconds between a campaign's kills when `suite chaos` is not told: the
+/// spacing every exactly-once line's published campaign uses, longer than
+/// the slowest recovery here (a JVM's start and restore, about 12 s).
+const DEFAULT_KILL_EVERY_S: u64 = 20;
 
 /// `suite chaos`: one run of one line with a campaign of kills and
 /// restarts, verified over the whole run like any other.
@@ -403,6 +405,17 @@ fn batch(suite: &Suite, args: BatchArgs) -> Result<i32> {
     let lines: Vec<(LineRef<'_>, Vec<Setting>)> = if args.all {
         runnable_lines(suite, workload)?
             .into_iter()
+            .filter(|line| {
+                let has_profile =
+                    args.options.profile.is_uniform() || line.product.expert.is_some();
+                if !has_profile {
+                    eprintln!(
+                        "note: skipping {}: {} has no expert profile",
+                        line.line.name, line.product.name
+                    );
+                }
+                has_profile
+            })
             .map(|line| (line, Vec::new()))
             .collect()
     } else {
@@ -555,10 +568,23 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
             defaults.sample_interval_ms
         );
     }
-    // Each line's configuration: the batch's settings, then its own.
+    // Each line's configuration: its product's expert profile when asked
+    // for, then the batch's settings, then the line's own.
+    let profile = request.options.profile;
     let config_for = |entry: &LineEntry<'_>| -> Result<RunConfig> {
-        let own = bench.with_settings(&entry.settings)?;
+        let given: Vec<Setting> = request
+            .settings
+            .iter()
+            .chain(&entry.settings)
+            .cloned()
+            .collect();
+        let LineBench {
+            bench: own,
+            product_settings,
+        } = suite.bench.for_line(entry.line.product, profile, &given)?;
         let delivery = entry.line.line.delivery;
+        // A JVM line waits out its JIT however short the bench's warm-up.
+        let least_warmup_s = defaults.warmup_s.max(entry.line.product.min_warmup_s);
         Ok(RunConfig {
             rate: if drain {
                 0
@@ -568,10 +594,7 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
             warmup_s: if drain {
                 0
             } else {
-                request
-                    .options
-                    .warmup
-                    .unwrap_or(defaults.warmup_s.max(entry.line.product.min_warmup_s))
+                request.options.warmup.unwrap_or(least_warmup_s)
             },
             // The warm-up lasts until the product is steady unless
             // `--warmup` fixed it; a drain, an unpaced run (never steady
@@ -580,11 +603,7 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
                 && request.options.warmup.is_none()
                 && request.options.rate.unwrap_or(bench.default_rate()) > 0
                 && !workload.is_etl())
-            .then_some(
-                defaults
-                    .warmup_cap_s
-                    .max(defaults.warmup_s.max(entry.line.product.min_warmup_s)),
-            ),
+            .then_some(defaults.warmup_cap_s.max(least_warmup_s)),
             window_s,
             seed: defaults.seed,
             commit_interval_ms: own.run.commit_interval_ms.for_delivery(delivery),
@@ -596,6 +615,8 @@ fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
                 .chain(&entry.settings)
                 .map(Setting::to_string)
                 .collect(),
+            profile,
+            product_settings,
             parallelism: defaults.parallelism,
             sample_interval_ms: defaults.sample_interval_ms,
             input_partitions: workload.input.partitions,
@@ -771,8 +792,16 @@ fn compare(suite: &Suite, args: CompareArgs) -> Result<i32> {
     let host = HostInfo::current();
     // Each side's point: bench.yaml with that side's own settings.
     let point_of = |spec: &LineSpec| -> Result<BenchPoint<'_>> {
-        let bench = suite.bench.with_settings(&spec.settings)?;
+        let product = suite.line(&spec.name, None)?.product;
+        let LineBench {
+            bench,
+            product_settings,
+        } = suite
+            .bench
+            .for_line(product, args.profile, &spec.settings)?;
         Ok(BenchPoint {
+            profile: args.profile,
+            product_settings,
             workload: &workload.name,
             rate: args.rate.unwrap_or(bench.default_rate()),
             window_s: args.window.unwrap_or(bench.run.window_s),

@@ -9,12 +9,22 @@ engine as a string column, so it carries exactly the eight fields of the
 workload and none of the time and diff fields Pathway's json format adds).
 Any other workload exits with one line. The suite's client profile
 (BENCH_FETCH_MIN_BYTES, ..., BENCH_COMPRESSION) goes to the reader's and the
-writer's rdkafka settings; the reader's autocommit_duration_ms, Pathway's
-minibatch interval, comes from BENCH_SETTINGS (BENCH_COMMIT_INTERVAL_MS when
-absent); librdkafka auto-commits the group's offsets and Pathway persistence
-snapshots its own position every BENCH_COMMIT_INTERVAL_MS. Prints "effective client
-config: {JSON}" (the settings handed to Pathway's connectors) and then
-"pathway ready" as the dataflow starts; SIGTERM stops it.
+writer's rdkafka settings; the reader's consumer joins the run's group as a
+static member (BENCH_GROUP_INSTANCE_ID, BENCH_SESSION_TIMEOUT_MS). The
+reader's autocommit_duration_ms, Pathway's minibatch interval, comes from
+BENCH_SETTINGS (the product.yaml `settings:` map); librdkafka auto-commits
+the group's offsets and Pathway persistence snapshots its own position
+every BENCH_COMMIT_INTERVAL_MS.
+
+Readiness: the dataflow has a small readiness branch, a one-row static table
+at engine time 2 concatenated with an always-empty filter of the Kafka
+input, and a pw.io.subscribe on it. The engine hands that row to the
+subscription only once the Kafka input's time has passed it, that is once
+pw.run is executing the dataflow and the Kafka reader has been built (its
+consumer created and subscribed to the topic) and has advanced its time
+(after the persistence rewind). The callback prints "effective client
+config: {JSON}" (the settings handed to Pathway's connectors, and the
+engine's under "engine") and then "pathway ready". SIGTERM stops it.
 """
 
 import json
@@ -55,6 +65,39 @@ def env_choice(name, choices):
     return value
 
 
+# The product.yaml `settings:` keys this app applies (BENCH_SETTINGS).
+SETTINGS = ("autocommit_duration_ms",)
+
+# The engine time of the readiness row: above 1, since times 0 and 1 are
+# those Pathway gives replayed (persisted) data and pw.io.subscribe skips.
+READY_TIME = 2
+
+
+def engine_settings():
+    """The product.yaml `settings:` map (BENCH_SETTINGS, JSON), checked."""
+    try:
+        settings = json.loads(os.environ.get("BENCH_SETTINGS") or "{}")
+    except json.JSONDecodeError as error:
+        sys.exit(f"pathway: BENCH_SETTINGS is not JSON: {error}")
+    if not isinstance(settings, dict):
+        sys.exit("pathway: BENCH_SETTINGS is not a JSON object")
+    unknown = sorted(set(settings) - set(SETTINGS))
+    if unknown:
+        sys.exit(f"pathway: BENCH_SETTINGS has keys this app does not apply: {', '.join(unknown)}")
+    if "autocommit_duration_ms" not in settings:
+        sys.exit("pathway: BENCH_SETTINGS has no autocommit_duration_ms (product.yaml `settings:`)")
+    minibatch = settings["autocommit_duration_ms"]
+    if isinstance(minibatch, bool) or not isinstance(minibatch, int) or minibatch < 1:
+        sys.exit(f"pathway: autocommit_duration_ms `{minibatch}` is not an integer of at least 1")
+    return settings
+
+
+class ReadyRow(pw.Schema):
+    """The readiness branch's one column."""
+
+    ready: bool
+
+
 class Event(pw.Schema):
     """The input fields the stateless job reads (the other 13 are skipped)."""
 
@@ -83,6 +126,12 @@ def main():
         "fetch.min.bytes": str(env_int("BENCH_FETCH_MIN_BYTES", 1)),
         "fetch.wait.max.ms": str(env_int("BENCH_FETCH_MAX_WAIT_MS", 0)),
         "max.partition.fetch.bytes": str(env_int("BENCH_MAX_PARTITION_FETCH_BYTES", 1)),
+        # Pathway's streaming reader subscribes (group management): a static
+        # member of the run's group, so a process restarted after a kill
+        # rejoins under the same instance id and gets its partition back at
+        # once. One worker, so one consumer carries this instance id.
+        "group.instance.id": env("BENCH_GROUP_INSTANCE_ID"),
+        "session.timeout.ms": str(env_int("BENCH_SESSION_TIMEOUT_MS", 1)),
         # The group's committed offsets come from librdkafka's auto-commit of
         # this consumer (Pathway's reader commits none itself).
         "enable.auto.commit": "true",
@@ -101,8 +150,8 @@ def main():
             "(BENCH_ENABLE_IDEMPOTENCE true), which needs acks all"
         )
 
-    settings = json.loads(os.environ.get("BENCH_SETTINGS") or "{}")
-    minibatch_ms = int(settings.get("autocommit_duration_ms", commit_interval_ms))
+    settings = engine_settings()
+    minibatch_ms = settings["autocommit_duration_ms"]
     events = pw.io.kafka.read(
         consumer,
         topic=env("BENCH_INPUT_TOPIC"),
@@ -155,10 +204,31 @@ def main():
         "acks": producer["acks"],
         "enable_idempotence": producer["enable.idempotence"] == "true",
         "compression": producer["compression.type"],
+        "session_timeout_ms": int(consumer["session.timeout.ms"]),
         "commit_interval_ms": commit_interval_ms,
+        "engine": {"autocommit_duration_ms": minibatch_ms},
     }
-    print(CONFIG_LINE + json.dumps(effective), flush=True)
-    print(READY_LINE, flush=True)
+
+    # Readiness: a one-row static table at engine time READY_TIME, concatenated
+    # with an always-empty filter of the Kafka input. A subscription hands on
+    # a time's rows only once the frontier of everything it reads has passed
+    # that time (it consolidates its input by time), here the Kafka input's
+    # too, whose time stays at 0 until its reader is built (consumer created
+    # and subscribed) and the persistence rewind is done, and then advances
+    # to the wall clock, and again every autocommit_duration_ms. So the
+    # callback runs once the engine is running and its Kafka input is live.
+    marker = pw.debug.table_from_rows(ReadyRow, [(True, READY_TIME, 1)], is_stream=True)
+    live = kept.filter(pw.this.seq < 0).select(ready=pw.this.seq < 0)
+    announced = []
+
+    def on_ready(key, row, time, is_addition):
+        if is_addition and not announced:
+            announced.append(time)
+            print(CONFIG_LINE + json.dumps(effective), flush=True)
+            print(READY_LINE, flush=True)
+
+    pw.io.subscribe(marker.concat_reindex(live), on_change=on_ready, name="ready")
+
     # Pathway's own input position: persistence (mode PERSISTING, which needs
     # no license key; OPERATOR_PERSISTING does) on the local file system, one
     # folder per consumer group, so a restarted process resumes from its last

@@ -18,7 +18,13 @@ changes) and the input offsets. The suite's client profile
 producer as librdkafka settings. Once the group has assigned it its input
 partitions, prints "effective client config: {JSON}" (read back from the
 configuration Quix hands to confluent-kafka) and then "quix ready"; SIGTERM
-stops it after a last checkpoint.
+stops it after a last checkpoint. The consumer is a static member of the
+group (BENCH_GROUP_INSTANCE_ID, BENCH_SESSION_TIMEOUT_MS); exactly-once sets
+the transactional producer's retry backoff to
+BENCH_TRANSACTION_RETRY_BACKOFF_MS. After a broker restart librdkafka may
+report the member's own rejoin as fencing, a fatal error for the consumer:
+the app then starts the application over in its process, from the committed
+offsets, as a supervisor would restart it.
 """
 
 import json
@@ -27,7 +33,9 @@ import shutil
 import sys
 import tempfile
 
+from confluent_kafka import KafkaError, KafkaException
 from quixstreams import Application
+from quixstreams.kafka.exceptions import KafkaConsumerException
 from quixstreams.dataframe.windows import Count, Max, Sum
 
 READY_LINE = "quix ready"
@@ -68,13 +76,17 @@ def client_profile():
     """The suite's client profile (BENCH_* variables) as librdkafka settings.
 
     Quix is built on librdkafka (confluent-kafka): the profile's keys map
-    one to one onto librdkafka's names.
+    one to one onto librdkafka's names. The consumer joins the run's group
+    as a static member (group.instance.id, session.timeout.ms), so a process
+    restarted after a kill gets its partition back at once.
     """
     consumer = {
         "fetch.min.bytes": env_int("BENCH_FETCH_MIN_BYTES", 1),
         "fetch.wait.max.ms": env_int("BENCH_FETCH_MAX_WAIT_MS", 0),
         "max.partition.fetch.bytes": env_int("BENCH_MAX_PARTITION_FETCH_BYTES", 1),
         "isolation.level": "read_committed",
+        "group.instance.id": env("BENCH_GROUP_INSTANCE_ID"),
+        "session.timeout.ms": env_int("BENCH_SESSION_TIMEOUT_MS", 1),
     }
     producer = {
         "linger.ms": env_int("BENCH_LINGER_MS", 0),
@@ -88,11 +100,12 @@ def client_profile():
 def effective_config(app):
     """The profile as Quix resolved it: read back from the configuration
     dicts its consumer and producer hand to confluent-kafka (Quix's own
-    defaults and overrides included), plus the checkpoint interval."""
+    defaults and overrides included), plus the checkpoint interval; on
+    exactly-once, the transactional producer's retry backoff too."""
     consumer = app._consumer._consumer_config
     producer = app._producer._producer._producer_config
     acks = str(producer["acks"])
-    return {
+    effective = {
         "fetch_min_bytes": int(consumer["fetch.min.bytes"]),
         "fetch_max_wait_ms": int(consumer["fetch.wait.max.ms"]),
         "max_partition_fetch_bytes": int(consumer["max.partition.fetch.bytes"]),
@@ -101,7 +114,12 @@ def effective_config(app):
         "enable_idempotence": str(producer["enable.idempotence"]).lower() == "true",
         "compression": str(producer["compression.type"]),
         "commit_interval_ms": round(app.config.commit_interval * 1000),
+        "session_timeout_ms": int(consumer["session.timeout.ms"]),
     }
+    if app.config.exactly_once:
+        # Set to the same value as retry.backoff.max.ms (main()).
+        effective["transaction_retry_backoff_ms"] = int(producer["retry.backoff.ms"])
+    return effective
 
 
 def enrich(event):
@@ -207,12 +225,14 @@ class ReadyApplication(Application):
     callback (Application._on_assign, present in Quix Streams 3.x).
     """
 
+    # Class-wide: an application started over after fencing is ready at once
+    # and prints nothing again.
     _ready = False
 
     def _on_assign(self, consumer, topic_partitions):
         super()._on_assign(consumer, topic_partitions)
-        if topic_partitions and not self._ready:
-            self._ready = True
+        if topic_partitions and not ReadyApplication._ready:
+            ReadyApplication._ready = True
             print(CONFIG_LINE + json.dumps(effective_config(self)), flush=True)
             print(READY_LINE, flush=True)
 
@@ -230,6 +250,13 @@ def main():
     commit_interval_ms = env_int("BENCH_COMMIT_INTERVAL_MS", 0)
     if guarantee == "exactly-once":
         producer_config["transactional.id"] = env("BENCH_TRANSACTIONAL_ID")
+        # The suite's one rule for every exactly-once line: the transactional
+        # producer's retry backoff (librdkafka's retry.backoff.ms, and
+        # retry.backoff.max.ms, the cap of its exponential growth, set to the
+        # same value) is BENCH_TRANSACTION_RETRY_BACKOFF_MS.
+        backoff = env_int("BENCH_TRANSACTION_RETRY_BACKOFF_MS", 1)
+        producer_config["retry.backoff.ms"] = backoff
+        producer_config["retry.backoff.max.ms"] = backoff
     # librdkafka refuses an idempotent producer without acks=all; Quix makes
     # the transactional producer of exactly-once idempotent whatever the
     # profile says.
@@ -244,7 +271,7 @@ def main():
     # run rebuilds its window state from the changelog topic.
     state_dir = tempfile.mkdtemp(prefix="quix-state-")
     try:
-        app = ReadyApplication(
+        build = lambda: ReadyApplication(  # noqa: E731
             broker_address=env("BENCH_BOOTSTRAP"),
             consumer_group=env("BENCH_GROUP_ID"),
             auto_offset_reset="earliest",
@@ -259,10 +286,31 @@ def main():
             auto_create_topics=stateful,
             use_changelog_topics=stateful,
         )
-        pipeline(app, env("BENCH_INPUT_TOPIC"), env("BENCH_OUTPUT_TOPIC"))
-        app.run()
+        wire = lambda app: pipeline(app, env("BENCH_INPUT_TOPIC"), env("BENCH_OUTPUT_TOPIC"))  # noqa: E731
+        while run_application(build, wire):
+            print("quix: the static member was fenced by its own rejoin; starting over", file=sys.stderr, flush=True)
     finally:
         shutil.rmtree(state_dir, ignore_errors=True)
+
+
+def run_application(build, wire):
+    """Runs one application until it stops; True when it stopped because
+    the consumer was fenced (the caller starts a new one), False on a stop."""
+    app = build()
+    wire(app)
+    try:
+        app.run()
+    except (KafkaConsumerException, KafkaException) as error:
+        # The fencing reaches the app from the consumer (a fatal error) or
+        # from the transaction's offset commit (FENCED_INSTANCE_ID).
+        kafka_error = error.error if isinstance(error, KafkaConsumerException) else error.args[0]
+        if not isinstance(kafka_error, KafkaError) or not (
+            kafka_error.code() == KafkaError.FENCED_INSTANCE_ID
+            or (kafka_error.fatal() and "fenced" in kafka_error.str().lower())
+        ):
+            raise
+        return True
+    return False
 
 
 if __name__ == "__main__":

@@ -11,19 +11,23 @@ workload needs, a filter on region "eu-*", latency_ratio and sla_status
 added, to_json, Kafka sink. BENCH_SETTINGS' "trigger" picks the query's
 trigger: "micro-batch" (the default trigger: a batch starts as soon as the
 previous one ends) or "real-time" (Spark's real-time mode: long-running
-batches of BENCH_COMMIT_INTERVAL_MS in which each record is processed and
-written as it arrives). Structured Streaming keeps its position in its
-checkpoint (a folder per consumer group under the temporary folder, removed on
-a clean exit) and never commits to the consumer group, so the app does: about
-every BENCH_COMMIT_INTERVAL_MS it commits the end offsets of the newest
-finished batch (whose output the sink has flushed and had acknowledged) to
-BENCH_GROUP_ID with a Kafka consumer of its own. The suite's client profile
-(BENCH_FETCH_MIN_BYTES, ..., BENCH_COMPRESSION) goes to the source's and the
-sink's Kafka clients as kafka.-prefixed options. Once the query can
-process (its first batch has finished, or its first trigger found the input
-empty), prints "effective client config: {JSON}" (the options parsed back by
-kafka-clients' ConsumerConfig and ProducerConfig) and then "spark ready".
-SIGTERM stops the query, commits its last finished batch and stops Spark.
+batches of BENCH_SETTINGS' "batch_duration_ms" in which each record is
+processed and written as it arrives). Structured Streaming keeps its position
+in its checkpoint (a folder per consumer group under the temporary folder,
+removed on a clean exit) and never commits to the consumer group, so the app
+does: it commits the end offsets of the newest finished batch (whose output
+the sink has flushed and had acknowledged) to BENCH_GROUP_ID with a Kafka
+consumer of its own, looking for one about every BENCH_COMMIT_INTERVAL_MS
+(micro-batch) or every 100 ms (real-time, whose batches end every
+batch_duration_ms). The suite's client profile (BENCH_FETCH_MIN_BYTES, ...,
+BENCH_COMPRESSION) goes to the source's and the sink's Kafka clients as
+kafka.-prefixed options; their consumers assign their partitions and join no
+group, so BENCH_SESSION_TIMEOUT_MS and BENCH_GROUP_INSTANCE_ID do not apply.
+Once the query can process (its first batch has finished, or its first
+trigger found the input empty), prints "effective client config: {JSON}" (the
+options parsed back by kafka-clients' ConsumerConfig and ProducerConfig, and
+under "engine" the engine settings applied) and then "spark ready". SIGTERM
+stops the query, commits its last finished batch and stops Spark.
 """
 
 import json
@@ -39,6 +43,12 @@ CONFIG_LINE = "effective client config: "
 
 COMPRESSIONS = ("none", "gzip", "snappy", "lz4", "zstd")
 TRIGGERS = ("micro-batch", "real-time")
+# Spark's own floor for a real-time batch
+# (spark.sql.streaming.realTimeMode.minBatchDuration's default, 5 s).
+REAL_TIME_MIN_BATCH_MS = 5000
+# How often, in real-time mode, the app looks for a newly finished batch to
+# commit: a batch's offsets reach the group at most this long after it ends.
+REAL_TIME_COMMIT_POLL_MS = 100
 
 
 def env(name):
@@ -92,11 +102,13 @@ def java_map(jvm, entries):
     return result
 
 
-def effective_config(jvm, consumer, producer, commit_interval_ms):
+def effective_config(jvm, consumer, producer, commit_interval_ms, engine):
     """The profile as kafka-clients reads it: the options Spark hands to its
     consumers and producers, parsed by ConsumerConfig and ProducerConfig
     (which refuse what KafkaConsumer and KafkaProducer would refuse, such as
-    acks 1 or 0 with idempotence on)."""
+    acks 1 or 0 with idempotence on); commit_interval_ms only when the app
+    commits on that cadence (micro-batch: real-time mode commits once a
+    batch); the engine settings applied under "engine"."""
     kafka = jvm.org.apache.kafka.clients
     serde = "org.apache.kafka.common.serialization.ByteArray"
     consumer_config = kafka.consumer.ConsumerConfig(java_map(jvm, {
@@ -110,7 +122,7 @@ def effective_config(jvm, consumer, producer, commit_interval_ms):
         "value.serializer": serde + "Serializer",
     }))
     acks = str(producer_config.getString("acks"))
-    return {
+    config = {
         "fetch_min_bytes": consumer_config.getInt("fetch.min.bytes"),
         "fetch_max_wait_ms": consumer_config.getInt("fetch.max.wait.ms"),
         "max_partition_fetch_bytes": consumer_config.getInt("max.partition.fetch.bytes"),
@@ -118,8 +130,23 @@ def effective_config(jvm, consumer, producer, commit_interval_ms):
         "acks": "all" if acks == "-1" else acks,
         "enable_idempotence": producer_config.getBoolean("enable.idempotence"),
         "compression": str(producer_config.getString("compression.type")),
-        "commit_interval_ms": commit_interval_ms,
     }
+    if commit_interval_ms is not None:
+        config["commit_interval_ms"] = commit_interval_ms
+    config["engine"] = engine
+    return config
+
+
+def real_time_batch_ms(settings):
+    """BENCH_SETTINGS' batch_duration_ms: real-time mode's batch duration, in
+    ms (product.yaml's `settings:`; a batch line's product.KEY=VALUE may
+    override it)."""
+    value = settings.get("batch_duration_ms")
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        sys.exit(
+            f"spark: the real-time trigger needs settings.batch_duration_ms, a whole number of ms >= 1, got {value!r}"
+        )
+    return value
 
 
 class GroupCommitter:
@@ -240,13 +267,30 @@ def main():
     if env("BENCH_DELIVERY") != "at-least-once":
         sys.exit(f"spark: BENCH_DELIVERY `{env('BENCH_DELIVERY')}` is not offered (at-least-once only)")
     settings = json.loads(os.environ.get("BENCH_SETTINGS") or "{}")
+    unknown = sorted(set(settings) - {"trigger", "batch_duration_ms"})
+    if unknown:
+        sys.exit(f"spark: unknown settings {', '.join(unknown)} (known: trigger, batch_duration_ms)")
     trigger = settings.get("trigger", "micro-batch")
     if trigger not in TRIGGERS:
         sys.exit(f"spark: trigger `{trigger}` is not one of {', '.join(TRIGGERS)}")
+    if trigger != "real-time" and "batch_duration_ms" in settings:
+        sys.exit("spark: settings.batch_duration_ms applies to the real-time trigger only")
     bootstrap = env("BENCH_BOOTSTRAP")
     group = env("BENCH_GROUP_ID")
     commit_interval_ms = env_int("BENCH_COMMIT_INTERVAL_MS", 1)
     consumer, producer = client_profile()
+    batch_ms = real_time_batch_ms(settings) if trigger == "real-time" else None
+    # Real-time mode's batches may not be shorter than this (Spark refuses
+    # them): Spark's own floor, lowered only for a batch duration asked below
+    # it (a sweep; Spark's documentation gives 5 s as the minimum).
+    min_batch_ms = min(REAL_TIME_MIN_BATCH_MS, batch_ms) if batch_ms is not None else None
+    if batch_ms is not None and batch_ms < REAL_TIME_MIN_BATCH_MS:
+        print(
+            f"spark: batch_duration_ms {batch_ms} is below Spark's minimum real-time batch of "
+            f"{REAL_TIME_MIN_BATCH_MS} ms; spark.sql.streaming.realTimeMode.minBatchDuration lowered to it",
+            file=sys.stderr,
+            flush=True,
+        )
 
     # The suite stops the whole process group with SIGTERM. The JVM that
     # PySpark starts inherits an ignored SIGTERM and then installs no
@@ -274,13 +318,8 @@ def main():
         .config("spark.sql.adaptive.enabled", "false")
         .config("spark.sql.streaming.stopTimeout", "5s")
     )
-    if trigger == "real-time":
-        # Real-time mode refuses batches shorter than this (5 s by default):
-        # the batch is the interval at which offsets are checkpointed and
-        # committed, so it is set to the commit interval.
-        builder = builder.config(
-            "spark.sql.streaming.realTimeMode.minBatchDuration", str(commit_interval_ms)
-        )
+    if min_batch_ms is not None and min_batch_ms < REAL_TIME_MIN_BATCH_MS:
+        builder = builder.config("spark.sql.streaming.realTimeMode.minBatchDuration", str(min_batch_ms))
     spark = builder.getOrCreate()
     jvm = spark.sparkContext._jvm
 
@@ -290,7 +329,32 @@ def main():
     def kafka_options(options):
         return {f"kafka.{key}": value for key, value in options.items()}
 
-    config = effective_config(jvm, consumer, producer, commit_interval_ms)
+    if trigger == "real-time":
+        engine = {
+            "trigger": trigger,
+            "batch_duration_ms": batch_ms,
+            "min_batch_duration_ms": min_batch_ms,
+            "output_mode": "update",
+            "async_progress_tracking": False,
+            "group_commit": "each finished batch",
+            "master": "local[1]",
+        }
+    else:
+        engine = {
+            "trigger": trigger,
+            "processing_time_ms": 0,
+            "async_progress_tracking": True,
+            "async_progress_tracking_checkpoint_interval_ms": commit_interval_ms,
+            "group_commit_interval_ms": commit_interval_ms,
+            "master": "local[1]",
+        }
+    config = effective_config(
+        jvm,
+        consumer,
+        producer,
+        commit_interval_ms if trigger == "micro-batch" else None,
+        engine,
+    )
     source = (
         spark.readStream.format("kafka")
         .option("kafka.bootstrap.servers", bootstrap)
@@ -310,7 +374,11 @@ def main():
         .queryName("stateless")
     )
     if trigger == "real-time":
-        writer = writer.outputMode("update").trigger(realTime=f"{commit_interval_ms} milliseconds")
+        # The batch duration is a checkpoint interval, not a latency target:
+        # records are processed as they arrive, and a batch's end is when its
+        # offsets are checkpointed and can be committed to the group. Spark
+        # 4.2 refuses asynchronous progress tracking in real-time mode.
+        writer = writer.outputMode("update").trigger(realTime=f"{batch_ms} milliseconds")
     else:
         # Offsets and commit logs written asynchronously, every commit
         # interval, instead of twice per batch on the batch's path.
@@ -327,7 +395,8 @@ def main():
         wait_until_first_trigger(query, stop)
         print(CONFIG_LINE + json.dumps(config), flush=True)
         print(READY_LINE, flush=True)
-        while not stop.wait(commit_interval_ms / 1000.0):
+        poll_ms = REAL_TIME_COMMIT_POLL_MS if trigger == "real-time" else commit_interval_ms
+        while not stop.wait(poll_ms / 1000.0):
             if not query.isActive:
                 raise SystemExit(f"spark: the query stopped: {query.exception()}")
             committer.commit(query)

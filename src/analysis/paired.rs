@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::interval::{median_interval, median_interval_any_n, QuotedInterval};
-use crate::config::{ClientProfile, CommitIntervals, EtlConfig};
+use crate::config::{ClientProfile, CommitIntervals, EtlConfig, Profile};
 use crate::host::HostInfo;
 use crate::results::{flag, Better, Metric, RunRecord, Status};
 
@@ -21,6 +21,10 @@ pub struct BenchPoint<'a> {
     pub window_s: u64,
     pub commit_policy: CommitIntervals,
     pub client: ClientProfile,
+    /// The uniform profile or the products' experts'.
+    pub profile: Profile,
+    /// Keys of the product's own settings the runs had otherwise.
+    pub product_settings: BTreeMap<String, serde_json::Value>,
     pub parallelism: u32,
     pub input_partitions: i32,
     /// An ETL workload's arm and sink settings; none on any other.
@@ -38,6 +42,8 @@ impl BenchPoint<'_> {
             && c.window_s == self.window_s
             && c.commit_policy() == self.commit_policy
             && c.client == self.client
+            && c.profile == self.profile
+            && c.product_settings == self.product_settings
             && c.parallelism == self.parallelism
             && c.input_partitions == self.input_partitions
             && c.etl == self.etl
@@ -832,6 +838,8 @@ mod tests {
                 at_least_once: 10,
             },
             client: ClientProfile::before_profiles(),
+            profile: Profile::Uniform,
+            product_settings: BTreeMap::new(),
             parallelism: 1,
             input_partitions: 1,
             etl: None,

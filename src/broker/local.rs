@@ -346,6 +346,12 @@ transaction.state.log.num.partitions=4
 share.coordinator.state.topic.replication.factor=1
 share.coordinator.state.topic.min.isr=1
 group.initial.rebalance.delay.ms=0
+# A transactional id, or an idempotent producer's id, idle for 10 minutes
+# is forgotten (Kafka: 7 days and 1 day), checked every minute: an engine
+# that names a new transactional id per commit leaves 100 a second.
+transactional.id.expiration.ms=600000
+transaction.remove.expired.transaction.cleanup.interval.ms=60000
+producer.id.expiration.ms=600000
 delete.topic.enable=true
 auto.create.topics.enable=false
 ",

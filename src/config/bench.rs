@@ -478,6 +478,16 @@ impl Bench {
                     .into(),
             ));
         }
+        if self.client.session_timeout_ms.is_none()
+            || self.client.transaction_retry_backoff_ms.is_none()
+        {
+            return Err((
+                None,
+                "client.session_timeout_ms and client.transaction_retry_backoff_ms must be set: \
+                 every line is handed them"
+                    .into(),
+            ));
+        }
         if let BrokerConfig::External { bootstrap, .. } = &self.broker {
             if bootstrap.trim().is_empty() {
                 return Err((None, "broker.bootstrap must name host:port".into()));

@@ -25,10 +25,23 @@ pub struct ClientProfile {
     pub enable_idempotence: bool,
     /// Producer compression (compression.type).
     pub compression: Compression,
+    /// A consumer group member's session (session.timeout.ms). A product
+    /// whose consumer joins a group does so as a static member
+    /// (group.instance.id), so a restart after a kill takes its partitions
+    /// back at once: recovery on the same terms for every engine. Absent in
+    /// records from before the rule, when each engine kept its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub session_timeout_ms: Option<u64>,
+    /// An exactly-once line's transactional producer retries after this
+    /// long (retry.backoff.ms and retry.backoff.max.ms): one rule for every
+    /// exactly-once line (docs/fairness.md). Absent in records from before
+    /// the rule, when each engine kept its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaction_retry_backoff_ms: Option<u64>,
 }
 
 /// The keys of [`ClientProfile`], in its order.
-pub const CLIENT_KEYS: [&str; 7] = [
+pub const CLIENT_KEYS: [&str; 9] = [
     "fetch_min_bytes",
     "fetch_max_wait_ms",
     "max_partition_fetch_bytes",
@@ -36,7 +49,12 @@ pub const CLIENT_KEYS: [&str; 7] = [
     "acks",
     "enable_idempotence",
     "compression",
+    "session_timeout_ms",
+    "transaction_retry_backoff_ms",
 ];
+
+/// The key only exactly-once lines apply and report.
+pub const TRANSACTION_KEY: &str = "transaction_retry_backoff_ms";
 
 /// acks: `all`, `1` or `0`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -93,6 +111,8 @@ impl Default for ClientProfile {
             acks: Acks::All,
             enable_idempotence: true,
             compression: Compression::Lz4,
+            session_timeout_ms: Some(10_000),
+            transaction_retry_backoff_ms: Some(2),
         }
     }
 }
@@ -104,13 +124,17 @@ impl ClientProfile {
         ClientProfile {
             fetch_min_bytes: 65_536,
             linger_ms: 5,
+            session_timeout_ms: None,
+            transaction_retry_backoff_ms: None,
             ..ClientProfile::default()
         }
     }
 
-    /// The BENCH_* variables a product reads the profile from.
-    pub fn environment(&self) -> [(&'static str, String); 7] {
-        [
+    /// The BENCH_* variables a product reads the profile from; a key a
+    /// record from before its rule lacks is left out.
+    pub fn environment(&self) -> Vec<(&'static str, String)> {
+        let optional = |key: &'static str, value: Option<u64>| value.map(|v| (key, v.to_string()));
+        let mut environment = vec![
             ("BENCH_FETCH_MIN_BYTES", self.fetch_min_bytes.to_string()),
             (
                 "BENCH_FETCH_MAX_WAIT_MS",
@@ -127,16 +151,41 @@ impl ClientProfile {
                 self.enable_idempotence.to_string(),
             ),
             ("BENCH_COMPRESSION", self.compression.as_str().to_string()),
-        ]
+        ];
+        environment.extend(optional(
+            "BENCH_SESSION_TIMEOUT_MS",
+            self.session_timeout_ms,
+        ));
+        environment.extend(optional(
+            "BENCH_TRANSACTION_RETRY_BACKOFF_MS",
+            self.transaction_retry_backoff_ms,
+        ));
+        environment
     }
 
-    /// Each key with its value in words, in [`CLIENT_KEYS`] order.
+    /// Each key with its value in words, in [`CLIENT_KEYS`] order; a key
+    /// the record predates reads "engine's own".
     pub fn entries(&self) -> Vec<(&'static str, String)> {
+        let mut values: BTreeMap<String, String> = self
+            .environment()
+            .into_iter()
+            .map(|(var, value)| (var.trim_start_matches("BENCH_").to_lowercase(), value))
+            .collect();
         CLIENT_KEYS
             .iter()
-            .zip(self.environment())
-            .map(|(key, (_, value))| (*key, value))
+            .map(|key| {
+                let value = values
+                    .remove(*key)
+                    .unwrap_or_else(|| "engine's own".to_string());
+                (*key, value)
+            })
             .collect()
+    }
+
+    /// The keys a line of `delivery` applies: the transaction's retry
+    /// backoff only on exactly-once lines.
+    pub fn applies_to(key: &str, delivery: super::Delivery) -> bool {
+        key != TRANSACTION_KEY || delivery == super::Delivery::ExactlyOnce
     }
 
     /// The profile as a product reports it applied: a JSON object keyed by

@@ -16,9 +16,11 @@ pub use bench::{
     SinkConfig, Tolerances, MIN_WINDOW_SAMPLES,
 };
 pub use chaos::{ChaosPlan, Spacing};
-pub use client::{Acks, ClientProfile, Compression, CLIENT_KEYS};
-pub use product::{Delivery, Install, Line, Product, Readiness, COMMIT_INTERVAL_KEY};
-pub use setting::{LineSpec, Setting};
+pub use client::{Acks, ClientProfile, Compression, CLIENT_KEYS, TRANSACTION_KEY};
+pub use product::{
+    Delivery, ExpertProfile, Install, Line, Product, Profile, Readiness, COMMIT_INTERVAL_KEY,
+};
+pub use setting::{LineBench, LineSpec, Setting};
 pub use workload::{Encoding, Workload};
 
 use std::collections::BTreeMap;

@@ -51,9 +51,71 @@ pub struct Product {
     /// Settings only this product's app reads, handed over as BENCH_SETTINGS (JSON).
     #[serde(default)]
     pub settings: BTreeMap<String, serde_yaml::Value>,
+    /// What this product's own experts set for low latency, run with
+    /// `--profile expert`.
+    #[serde(default)]
+    pub expert: Option<ExpertProfile>,
     /// The file this was read from.
     #[serde(skip)]
     pub path: PathBuf,
+}
+
+/// A product's `expert:` section: the client profile keys and the keys of
+/// its own `settings` that its experts set otherwise for low latency, each
+/// with the documentation that recommends it. Only keys the uniform
+/// profile has can change, so the two views differ exactly by these; a
+/// product whose experts' documentation asks for nothing else says why.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ExpertProfile {
+    #[serde(default)]
+    pub client: BTreeMap<String, serde_yaml::Value>,
+    #[serde(default)]
+    pub settings: BTreeMap<String, serde_yaml::Value>,
+    /// For each key changed above, where its engine's documentation says so.
+    #[serde(default)]
+    pub sources: BTreeMap<String, String>,
+    /// Why the experts' settings are the uniform profile's, when they are.
+    #[serde(default)]
+    pub unchanged: Option<String>,
+}
+
+/// Which settings a run's product was configured with.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    Default,
+    PartialEq,
+    Eq,
+    PartialOrd,
+    Ord,
+    Hash,
+    Serialize,
+    Deserialize,
+    clap::ValueEnum,
+)]
+#[serde(rename_all = "lowercase")]
+pub enum Profile {
+    /// bench.yaml's client profile and each product's own settings, the
+    /// same rules for every line.
+    #[default]
+    Uniform,
+    /// Each product's `expert:` section over the uniform profile.
+    Expert,
+}
+
+impl Profile {
+    pub fn is_uniform(&self) -> bool {
+        *self == Profile::Uniform
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Profile::Uniform => "uniform",
+            Profile::Expert => "expert",
+        }
+    }
 }
 
 /// The key a product excuses in `client_exceptions` when it commits on a
@@ -145,6 +207,11 @@ pub struct Line {
     pub delivery: Delivery,
     /// How this line delivers, in words, for the characteristics table.
     pub delivery_detail: String,
+    /// What its guarantee holds under, when less than its delivery mode
+    /// promises ("exactly-once while the member lives"): shown beside the
+    /// line's name wherever the page names it.
+    #[serde(default)]
+    pub qualifier: Option<String>,
 }
 
 /// The delivery guarantee of a line.
@@ -247,6 +314,9 @@ impl Product {
                 CLIENT_KEYS.join(", ")
             )));
         }
+        if let Some(expert) = &product.expert {
+            expert.check(&product.settings).map_err(invalid)?;
+        }
         for mode in [Delivery::AtLeastOnce, Delivery::ExactlyOnce] {
             if product.lines.iter().filter(|l| l.delivery == mode).count() > 1 {
                 return Err(invalid(format!("more than one {mode} line")));
@@ -279,6 +349,100 @@ impl Product {
             Install::Builtin if self.version == "builtin" => env!("CARGO_PKG_VERSION").to_string(),
             _ => self.version.clone(),
         }
+    }
+}
+
+impl ExpertProfile {
+    /// Every key is the uniform profile's (a client key, or one of the
+    /// product's `settings`), and every key changed names its source; or
+    /// nothing changes, for the reason `unchanged` gives.
+    pub(super) fn check(
+        &self,
+        settings: &BTreeMap<String, serde_yaml::Value>,
+    ) -> Result<(), String> {
+        if let Some(why) = &self.unchanged {
+            if why.trim().is_empty() {
+                return Err(
+                    "`expert.unchanged` is empty: say why the experts set nothing else".into(),
+                );
+            }
+            if !self.client.is_empty() || !self.settings.is_empty() || !self.sources.is_empty() {
+                return Err(
+                    "`expert.unchanged` says the experts set nothing else, yet `client`, `settings` \
+                     or `sources` has keys"
+                        .into(),
+                );
+            }
+            return Ok(());
+        }
+        if let Some(key) = self
+            .client
+            .keys()
+            .find(|k| !CLIENT_KEYS.contains(&k.as_str()))
+        {
+            return Err(format!(
+                "`expert.client` names `{key}`, which is not a client profile key ({})",
+                CLIENT_KEYS.join(", ")
+            ));
+        }
+        if let Some(key) = self.settings.keys().find(|k| !settings.contains_key(*k)) {
+            return Err(format!(
+                "`expert.settings` names `{key}`, which is not one of this product's `settings` \
+                 (an expert changes a setting the uniform profile has)"
+            ));
+        }
+        let changed: Vec<&String> = self.client.keys().chain(self.settings.keys()).collect();
+        if changed.is_empty() {
+            return Err(
+                "`expert` changes nothing; give `client` or `settings` keys, or `unchanged` with the reason"
+                    .into(),
+            );
+        }
+        if let Some(key) = changed
+            .iter()
+            .find(|k| !self.sources.contains_key(k.as_str()))
+        {
+            return Err(format!(
+                "`expert.sources` gives no source for `{key}`: cite the documentation that recommends it"
+            ));
+        }
+        if let Some(key) = self.sources.keys().find(|k| !changed.contains(k)) {
+            return Err(format!(
+                "`expert.sources` cites `{key}`, which the expert profile does not change"
+            ));
+        }
+        Ok(())
+    }
+
+    /// The profile as bench.yaml settings (`client.KEY=VALUE`), checked
+    /// and typed the way `--set` is.
+    pub fn client_settings(&self) -> Vec<super::Setting> {
+        self.client
+            .iter()
+            .map(|(key, value)| super::Setting {
+                key: format!("client.{key}"),
+                value: yaml_text(value),
+            })
+            .collect()
+    }
+
+    /// The product settings it changes, as `product.KEY=VALUE` gives them.
+    pub fn settings_changes(&self) -> Vec<(String, String)> {
+        self.settings
+            .iter()
+            .map(|(key, value)| (key.clone(), yaml_text(value)))
+            .collect()
+    }
+}
+
+/// A YAML scalar as `--set` would take it.
+fn yaml_text(value: &serde_yaml::Value) -> String {
+    match value {
+        serde_yaml::Value::String(text) => text.clone(),
+        other => serde_yaml::to_string(other)
+            .unwrap_or_default()
+            .trim()
+            .to_string(),
     }
 }
 

@@ -8,7 +8,7 @@ use std::str::FromStr;
 
 use serde_yaml::Value;
 
-use super::{Bench, ConfigError};
+use super::{Bench, ConfigError, Product, Profile};
 
 /// One `KEY=VALUE`, KEY a dotted path into bench.yaml (`client.linger_ms`,
 /// `run.commit_interval_ms.at-least-once`).
@@ -46,13 +46,17 @@ impl fmt::Display for Setting {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LineSpec {
     pub name: String,
-    /// Only `client.*`, `run.commit_interval_ms.*` and `etl.*`: the
-    /// settings a record's configuration carries, so the variants stay apart.
+    /// Only `client.*`, `run.commit_interval_ms.*`, `etl.*` and
+    /// `product.*` (a key of the product's own `settings`): the settings a
+    /// record's configuration carries, so the variants stay apart.
     pub settings: Vec<Setting>,
 }
 
 /// The keys a line may set for itself.
-const LINE_KEYS: [&str; 3] = ["client.", "run.commit_interval_ms.", "etl."];
+const LINE_KEYS: [&str; 4] = ["client.", "run.commit_interval_ms.", "etl.", PRODUCT_PREFIX];
+
+/// A line setting's prefix for a key of its product's own `settings`.
+pub const PRODUCT_PREFIX: &str = "product.";
 
 impl FromStr for LineSpec {
     type Err = String;
@@ -70,8 +74,9 @@ impl FromStr for LineSpec {
                     Ok(setting)
                 } else {
                     Err(format!(
-                        "{name}@{setting}: a line sets only client.*, run.commit_interval_ms.* \
-                         and etl.* for itself; give other settings to the whole batch with --set"
+                        "{name}@{setting}: a line sets only client.*, run.commit_interval_ms.*, \
+                         etl.* and product.* for itself; give other settings to the whole batch \
+                         with --set"
                     ))
                 }
             })
@@ -120,6 +125,102 @@ impl Bench {
         }
         Ok(bench)
     }
+}
+
+/// What one line of a batch runs with: bench.yaml under its product's
+/// expert profile when asked for, then the settings given (the batch's,
+/// then the line's own); and the keys of its product's `settings` it has
+/// otherwise.
+#[derive(Debug, Clone)]
+pub struct LineBench {
+    pub bench: Bench,
+    pub product_settings: std::collections::BTreeMap<String, serde_json::Value>,
+}
+
+impl Bench {
+    /// This bench for a line of `product` under `profile` with `settings`
+    /// given over it (`client.*`, ..., `product.*`): what a user sets wins
+    /// over the profile.
+    pub fn for_line(
+        &self,
+        product: &Product,
+        profile: Profile,
+        settings: &[Setting],
+    ) -> Result<LineBench, ConfigError> {
+        let (mut bench_settings, mut product_changes) = match profile {
+            Profile::Uniform => (Vec::new(), Vec::new()),
+            Profile::Expert => {
+                let expert = product
+                    .expert
+                    .as_ref()
+                    .ok_or_else(|| ConfigError::Invalid {
+                        path: product.path.clone(),
+                        message: format!(
+                            "--profile expert: {} has no `expert:` section",
+                            product.name
+                        ),
+                    })?;
+                (expert.client_settings(), expert.settings_changes())
+            }
+        };
+        for setting in settings {
+            match setting.key.strip_prefix(PRODUCT_PREFIX) {
+                Some(key) => product_changes.push((key.to_string(), setting.value.clone())),
+                None => bench_settings.push(setting.clone()),
+            }
+        }
+        Ok(LineBench {
+            bench: self.with_settings(&bench_settings)?,
+            product_settings: product_overrides(
+                &product.name,
+                &product.settings,
+                &product_changes,
+            )?,
+        })
+    }
+}
+
+/// `changes` (keys of the product's `settings`, without the prefix) applied
+/// over `settings`, typed like the values they replace: only the keys that
+/// differ from the product's own, as a record carries them. A key the
+/// product does not have is an error naming it.
+fn product_overrides(
+    product: &str,
+    settings: &std::collections::BTreeMap<String, Value>,
+    changes: &[(String, String)],
+) -> Result<std::collections::BTreeMap<String, serde_json::Value>, ConfigError> {
+    let mut overrides = std::collections::BTreeMap::new();
+    for (key, text) in changes {
+        let invalid = |message: String| ConfigError::Setting {
+            setting: format!("{PRODUCT_PREFIX}{key}={text}"),
+            message,
+        };
+        let Some(current) = settings.get(key) else {
+            let known: Vec<&str> = settings.keys().map(String::as_str).collect();
+            return Err(invalid(format!(
+                "{product} has no setting `{key}`; known: {}",
+                if known.is_empty() {
+                    "none".to_string()
+                } else {
+                    known.join(", ")
+                }
+            )));
+        };
+        let value = typed_like(current, text).map_err(invalid)?;
+        if std::mem::discriminant(&value) != std::mem::discriminant(current) {
+            return Err(invalid(format!(
+                "`{text}` is not of the kind {product}'s `{key}` takes (now {})",
+                serde_json::to_string(current).unwrap_or_default()
+            )));
+        }
+        let json = serde_json::to_value(&value).map_err(|e| invalid(e.to_string()))?;
+        if &value == current {
+            overrides.remove(key);
+        } else {
+            overrides.insert(key.clone(), json);
+        }
+    }
+    Ok(overrides)
 }
 
 /// The value at dotted `key`, which must already be there: a key bench.yaml
@@ -268,5 +369,134 @@ mod tests {
         assert!("flink@run.commit_interval_ms.at-least-once=10"
             .parse::<LineSpec>()
             .is_ok());
+        assert!("pathway@product.autocommit_duration_ms=2"
+            .parse::<LineSpec>()
+            .is_ok());
+    }
+
+    /// rustpipe's product.yaml with a setting and an expert profile of its own.
+    fn product_with_expert(expert: &str) -> Product {
+        let suite = crate::config::Suite::load(
+            &std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("bench.yaml"),
+        )
+        .unwrap();
+        let mut product = suite.products["rustpipe"].clone();
+        product.settings = serde_yaml::from_str("{work_us_per_record: 0, mode: fast}").unwrap();
+        product.expert = Some(serde_yaml::from_str(expert).unwrap());
+        product
+    }
+
+    const EXPERT: &str = "{client: {linger_ms: 0}, settings: {work_us_per_record: 5}, \
+        sources: {linger_ms: doc one, work_us_per_record: doc two}}";
+
+    #[test]
+    fn the_expert_profile_changes_its_keys_over_the_uniform_one() {
+        let product = product_with_expert(EXPERT);
+        let base = bench();
+        let uniform = base.for_line(&product, Profile::Uniform, &[]).unwrap();
+        assert_eq!(uniform.bench.client, base.client);
+        assert!(uniform.product_settings.is_empty());
+        let expert = base.for_line(&product, Profile::Expert, &[]).unwrap();
+        assert_eq!(expert.bench.client.linger_ms, 0);
+        assert_eq!(
+            expert.bench.client.fetch_min_bytes,
+            base.client.fetch_min_bytes
+        );
+        assert_eq!(
+            expert.product_settings,
+            std::collections::BTreeMap::from([(
+                "work_us_per_record".to_string(),
+                serde_json::json!(5)
+            )])
+        );
+        // A line's own settings go over the expert's.
+        let spec: LineSpec = "rustpipe@product.work_us_per_record=0@client.linger_ms=2"
+            .parse()
+            .unwrap();
+        let own = base
+            .for_line(&product, Profile::Expert, &spec.settings)
+            .unwrap();
+        assert_eq!(own.bench.client.linger_ms, 2);
+        assert!(
+            own.product_settings.is_empty(),
+            "back to the product's own value"
+        );
+    }
+
+    #[test]
+    fn a_product_setting_must_exist_and_keep_its_kind() {
+        let product = product_with_expert(EXPERT);
+        let base = bench();
+        let with = |text: &str| {
+            let spec: LineSpec = format!("rustpipe@{text}").parse().unwrap();
+            base.for_line(&product, Profile::Uniform, &spec.settings)
+                .map(|l| l.product_settings)
+                .map_err(|e| e.to_string())
+        };
+        assert_eq!(
+            with("product.mode=slow").unwrap()["mode"],
+            serde_json::json!("slow")
+        );
+        let unknown = with("product.nope=1").unwrap_err();
+        assert!(
+            unknown.contains("rustpipe has no setting `nope`"),
+            "{unknown}"
+        );
+        assert!(unknown.contains("work_us_per_record"), "{unknown}");
+        let kind = with("product.work_us_per_record=fast").unwrap_err();
+        assert!(kind.contains("not of the kind"), "{kind}");
+    }
+
+    #[test]
+    fn an_expert_profile_without_a_source_or_outside_the_uniform_keys_is_refused() {
+        let settings: std::collections::BTreeMap<String, Value> =
+            serde_yaml::from_str("{autocommit_duration_ms: 10}").unwrap();
+        let check = |yaml: &str| {
+            serde_yaml::from_str::<crate::config::ExpertProfile>(yaml)
+                .unwrap()
+                .check(&settings)
+        };
+        assert!(check("{client: {linger_ms: 0}, sources: {linger_ms: docs}}").is_ok());
+        let unsourced = check("{client: {linger_ms: 0}, sources: {}}").unwrap_err();
+        assert!(
+            unsourced.contains("no source for `linger_ms`"),
+            "{unsourced}"
+        );
+        let foreign =
+            check("{client: {buffer_memory: 1}, sources: {buffer_memory: d}}").unwrap_err();
+        assert!(foreign.contains("not a client profile key"), "{foreign}");
+        let unknown = check("{settings: {threads: 2}, sources: {threads: d}}").unwrap_err();
+        assert!(
+            unknown.contains("not one of this product's `settings`"),
+            "{unknown}"
+        );
+        let stray =
+            check("{client: {linger_ms: 0}, sources: {linger_ms: a, acks: b}}").unwrap_err();
+        assert!(stray.contains("cites `acks`"), "{stray}");
+        assert!(check("{sources: {}}")
+            .unwrap_err()
+            .contains("changes nothing"));
+        assert!(check("{unchanged: the docs name no other setting}").is_ok());
+        let blank = check("{unchanged: ' '}").unwrap_err();
+        assert!(blank.contains("is empty"), "{blank}");
+        let both =
+            check("{unchanged: why, client: {linger_ms: 0}, sources: {linger_ms: d}}").unwrap_err();
+        assert!(both.contains("yet `client`"), "{both}");
+        let no_expert = bench()
+            .for_line(
+                &{
+                    let mut p = product_with_expert(EXPERT);
+                    p.expert = None;
+                    p
+                },
+                Profile::Expert,
+                &[],
+            )
+            .unwrap_err()
+            .to_string();
+        assert!(
+            no_expert.contains("has no `expert:` section"),
+            "{no_expert}"
+        );
     }
 }

@@ -35,6 +35,8 @@ pub struct LaunchSettings {
     pub parallelism: u32,
     pub workload: String,
     pub client: ClientProfile,
+    /// The product's own `settings` as this run has them (BENCH_SETTINGS).
+    pub product_settings: BTreeMap<String, serde_json::Value>,
     /// An ETL workload's sink and arm.
     pub etl: Option<EtlLaunch>,
 }
@@ -54,14 +56,33 @@ pub struct EtlLaunch {
     pub config: EtlConfig,
 }
 
+/// `product`'s own settings with a run's `overrides` over them.
+pub fn product_settings(
+    product: &Product,
+    overrides: &BTreeMap<String, serde_json::Value>,
+) -> Result<BTreeMap<String, serde_json::Value>> {
+    let mut settings = BTreeMap::new();
+    for (key, value) in &product.settings {
+        settings.insert(key.clone(), serde_json::to_value(value)?);
+    }
+    settings.extend(overrides.iter().map(|(k, v)| (k.clone(), v.clone())));
+    Ok(settings)
+}
+
 impl LaunchSettings {
     /// The BENCH_* variables every product reads.
-    pub fn environment(&self, product: &Product) -> Result<BTreeMap<&'static str, String>> {
+    pub fn environment(&self) -> Result<BTreeMap<&'static str, String>> {
         let mut environment = BTreeMap::from([
             ("BENCH_BOOTSTRAP", self.bootstrap.clone()),
             ("BENCH_INPUT_TOPIC", self.input_topic.clone()),
             ("BENCH_OUTPUT_TOPIC", self.output_topic.clone()),
             ("BENCH_GROUP_ID", self.group_id.clone()),
+            // A static member's id: the same for the product restarted
+            // after a kill, so it takes its partitions back at once.
+            (
+                "BENCH_GROUP_INSTANCE_ID",
+                format!("{}-member", self.group_id),
+            ),
             ("BENCH_TRANSACTIONAL_ID", self.transactional_id.clone()),
             ("BENCH_DELIVERY", self.delivery.as_str().to_string()),
             (
@@ -70,7 +91,10 @@ impl LaunchSettings {
             ),
             ("BENCH_PARALLELISM", self.parallelism.to_string()),
             ("BENCH_WORKLOAD", self.workload.clone()),
-            ("BENCH_SETTINGS", serde_json::to_string(&product.settings)?),
+            (
+                "BENCH_SETTINGS",
+                serde_json::to_string(&self.product_settings)?,
+            ),
         ]);
         environment.extend(self.client.environment());
         if let Some(etl) = &self.etl {
@@ -139,7 +163,7 @@ pub fn start(
     command
         .args(&argv[1..])
         .current_dir(product.dir())
-        .envs(settings.environment(product)?);
+        .envs(settings.environment()?);
     Supervised::spawn(
         &product.name,
         command,

@@ -77,6 +77,7 @@ pub struct WorkloadPage {
     pub chaos_verdict: Verdict,
     pub characteristics: Table,
     pub client_settings: Table,
+    pub expert_settings: Table,
     pub notes: Vec<ProductNote>,
     /// Lines measured on several versions at one point.
     pub releases: Table,
@@ -157,7 +158,7 @@ pub fn index_page(suite: &Suite, results: &BTreeMap<String, Vec<RunRecord>>) -> 
             ],
         );
         let all: Vec<&RunRecord> = records.iter().collect();
-        let grouped = group_lines(&line_order(suite, records), &all);
+        let grouped = group_lines(suite, &line_order(suite, records), &all);
         let hosts: Vec<HostInfo> = distinct_hosts(records.iter().map(|r| &r.host))
             .into_iter()
             .cloned()
@@ -268,7 +269,7 @@ fn products_table(suite: &Suite) -> Table {
 pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> WorkloadPage {
     let order = line_order(suite, records);
     let all: Vec<&RunRecord> = records.iter().collect();
-    let page_lines = group_lines(&order, &all);
+    let page_lines = group_lines(suite, &order, &all);
     let points = group_points(suite, name, &order, records);
     let workload = suite.workloads.get(name);
     let sanity_spec = workload
@@ -338,6 +339,7 @@ pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> Worklo
         chaos_verdict: chaos::chaos_verdict(&order, records),
         characteristics: characteristics_table(suite, name, &page_lines),
         client_settings: super::settings::client_settings_table(suite, name, &page_lines),
+        expert_settings: super::settings::expert_settings_table(suite, name),
         notes: product_notes(suite, name, &page_lines),
         releases: releases_table(&points),
         failed: failed_table(records),

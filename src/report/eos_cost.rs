@@ -332,7 +332,11 @@ impl<'p, 'a> PairCosts<'p, 'a> {
             Matched::Medians(..) => format!("{}, no paired interval", matched.text()),
         };
         Some(IsoCost {
-            product: pair.product.clone(),
+            // An exactly-once line with a qualifier is named with it.
+            product: match &self.eos.qualifier {
+                Some(qualifier) => format!("{} ({qualifier})", pair.product),
+                None => pair.product.clone(),
+            },
             text: format!(
                 "rows/s per core {}, CPU / record {} µs",
                 rows.text, cpu.text

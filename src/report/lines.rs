@@ -29,14 +29,20 @@ pub(super) struct LineRuns<'a> {
     pub(super) batch: Vec<&'a RunRecord>,
     /// The line's colour and dash, the same in every chart of the page.
     pub(super) style: SeriesStyle,
+    /// What its guarantee holds under, from its product.yaml.
+    pub(super) qualifier: Option<String>,
 }
 
 impl<'a> LineRuns<'a> {
     /// The line's label: name and version of its newest comparable run.
     pub(super) fn label(&self) -> String {
-        match self.batch.last().or(self.all.last()) {
+        let named = match self.batch.last().or(self.all.last()) {
             Some(r) => format!("{} {}", self.name, r.version),
             None => self.name.clone(),
+        };
+        match &self.qualifier {
+            Some(qualifier) => format!("{named} ({qualifier})"),
+            None => named,
         }
     }
 
@@ -127,7 +133,11 @@ pub(super) fn line_order(suite: &Suite, records: &[RunRecord]) -> Vec<String> {
 
 /// The lines of `order` that have records, each with its newest batch; a
 /// line's style is its place in `order`, so it is the same at every point.
-pub(super) fn group_lines<'a>(order: &[String], records: &[&'a RunRecord]) -> Vec<LineRuns<'a>> {
+pub(super) fn group_lines<'a>(
+    suite: &Suite,
+    order: &[String],
+    records: &[&'a RunRecord],
+) -> Vec<LineRuns<'a>> {
     let mut lines = Vec::new();
     for (index, name) in order.iter().enumerate() {
         let mut all: Vec<&RunRecord> = records
@@ -157,6 +167,10 @@ pub(super) fn group_lines<'a>(order: &[String], records: &[&'a RunRecord]) -> Ve
             all,
             batch,
             style: SeriesStyle::nth(index),
+            qualifier: suite
+                .line(name, None)
+                .ok()
+                .and_then(|l| l.line.qualifier.clone()),
         });
     }
     lines
@@ -185,7 +199,11 @@ mod tests {
             run("new", "0.1.0", "2026-11-30T04:00:00Z"),
         ];
         let all: Vec<&RunRecord> = records.iter().collect();
-        let lines = group_lines(&[records[0].line.clone()], &all);
+        let lines = group_lines(
+            &crate::report::repo_suite(),
+            &[records[0].line.clone()],
+            &all,
+        );
         let older: Vec<(&str, usize)> = lines[0]
             .older_batches()
             .iter()

@@ -218,3 +218,9 @@ fn fixture_record() -> RunRecord {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/report/results/stateless.jsonl");
     crate::results::read_records(&path).unwrap().remove(0)
 }
+
+/// The repository's own suite, for unit tests that need its lines.
+#[cfg(test)]
+fn repo_suite() -> Suite {
+    Suite::load(&Path::new(env!("CARGO_MANIFEST_DIR")).join("bench.yaml")).unwrap()
+}

@@ -8,7 +8,7 @@ use std::cmp::Ordering;
 
 use super::lines::{group_lines, LineRuns};
 use super::table::grouped;
-use crate::config::{ClientProfile, CommitIntervals, EtlConfig, Suite, Workload};
+use crate::config::{ClientProfile, CommitIntervals, EtlConfig, Profile, Suite, Workload};
 use crate::host::HostInfo;
 use crate::results::{RunConfig, RunRecord};
 
@@ -29,6 +29,11 @@ pub(super) struct PointSettings {
     pub(super) drain_records: Option<u64>,
     /// An ETL run's arm and sink settings.
     pub(super) etl: Option<EtlConfig>,
+    /// The uniform profile or the products' experts'.
+    pub(super) profile: Profile,
+    /// Keys of the product's own settings the runs had otherwise, as JSON
+    /// (empty for none).
+    pub(super) product_settings: String,
 }
 
 impl PointSettings {
@@ -43,6 +48,8 @@ impl PointSettings {
             input_partitions: config.input_partitions,
             drain_records: config.drain_records,
             etl: config.etl.clone(),
+            profile: config.profile,
+            product_settings: product_settings_text(&config.product_settings),
         }
     }
 
@@ -66,6 +73,8 @@ impl PointSettings {
             etl: workload
                 .filter(|w| w.is_etl())
                 .map(|_| suite.bench.etl.clone()),
+            profile: Profile::Uniform,
+            product_settings: String::new(),
         }
     }
 
@@ -99,6 +108,18 @@ impl PointSettings {
             self.input_partitions,
             if self.input_partitions == 1 { "" } else { "s" }
         )
+    }
+}
+
+/// A run's product settings as one comparable text: `{"key":value}`, or
+/// empty when the run had the product's own.
+fn product_settings_text(
+    settings: &std::collections::BTreeMap<String, serde_json::Value>,
+) -> String {
+    if settings.is_empty() {
+        String::new()
+    } else {
+        serde_json::to_string(settings).unwrap_or_default()
     }
 }
 
@@ -223,7 +244,7 @@ pub(super) fn group_points<'a>(
     let mut points: Vec<PointRuns<'a>> = grouped
         .into_iter()
         .map(|(point, records)| PointRuns {
-            lines: group_lines(order, &records),
+            lines: group_lines(suite, order, &records),
             role: PointRole::Other,
             name: String::new(),
             point,
@@ -307,6 +328,12 @@ fn point_name(
 ) -> String {
     let s = &point.settings;
     let mut parts = vec![s.label()];
+    if !s.profile.is_uniform() {
+        parts.push(format!("{} profile", s.profile.as_str()));
+    }
+    if !s.product_settings.is_empty() {
+        parts.push(format!("product settings {}", s.product_settings));
+    }
     if s.commit_policy != defaults.commit_policy {
         parts.push(format!(
             "commits every {} ms exactly-once, {} ms at-least-once",

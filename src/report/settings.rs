@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 
 use super::lines::LineRuns;
 use super::table::{grouped, Cell, Column, Row, Table};
-use crate::config::{LineRef, Suite, COMMIT_INTERVAL_KEY};
+use crate::config::{ClientProfile, LineRef, Suite, COMMIT_INTERVAL_KEY};
 
 /// One row per line shown on `workload`'s page.
 pub(super) fn client_settings_table(
@@ -27,6 +27,71 @@ pub(super) fn client_settings_table(
             || lines.iter().any(|l| l.name == line.line.name);
         if on_page && shown.insert(line.line.name.clone()) {
             table.push(line_row(suite, line));
+        }
+    }
+    table
+}
+
+/// The expert profile: one row per setting a product on `workload`'s page
+/// sets otherwise for `--profile expert`, its uniform and expert values
+/// and the documentation it follows. Runs at that profile are bench points
+/// of their own, never in a table with the uniform profile's.
+pub(super) fn expert_settings_table(suite: &Suite, workload: &str) -> Table {
+    let mut table = Table::new(
+        "Expert profile",
+        Column::plain_all(&["product", "setting", "uniform", "expert", "source"]),
+    );
+    let text = |value: &serde_yaml::Value| match value {
+        serde_yaml::Value::String(text) => text.clone(),
+        other => serde_yaml::to_string(other)
+            .unwrap_or_default()
+            .trim()
+            .to_string(),
+    };
+    for product in suite.products.values() {
+        let Some(expert) = &product.expert else {
+            continue;
+        };
+        if !product.workloads.iter().any(|w| w == workload) {
+            continue;
+        }
+        if let Some(why) = &expert.unchanged {
+            table.push(
+                Row::new()
+                    .set("product", Cell::text(&product.name))
+                    .set("setting", Cell::text("—"))
+                    .set("uniform", Cell::text("—"))
+                    .set("expert", Cell::text("the uniform profile"))
+                    .set("source", Cell::text(why)),
+            );
+            continue;
+        }
+        let uniform_client: std::collections::BTreeMap<&str, String> =
+            suite.bench.client.entries().into_iter().collect();
+        let changes = expert
+            .client
+            .iter()
+            .map(|(key, value)| {
+                let uniform = uniform_client
+                    .get(key.as_str())
+                    .cloned()
+                    .unwrap_or_default();
+                (format!("client.{key}"), key, uniform, text(value))
+            })
+            .chain(expert.settings.iter().map(|(key, value)| {
+                let uniform = product.settings.get(key).map(text).unwrap_or_default();
+                (key.clone(), key, uniform, text(value))
+            }));
+        for (setting, key, uniform, value) in changes {
+            let source = expert.sources.get(key).cloned().unwrap_or_default();
+            table.push(
+                Row::new()
+                    .set("product", Cell::text(&product.name))
+                    .set("setting", Cell::text(setting))
+                    .set("uniform", Cell::text(uniform))
+                    .set("expert", Cell::text(value))
+                    .set("source", Cell::text(source)),
+            );
         }
     }
     table
@@ -54,7 +119,12 @@ fn line_row(suite: &Suite, line: LineRef<'_>) -> Row {
         }),
     );
     for (key, value) in suite.bench.client.entries() {
-        row = row.set(key, differs(key).unwrap_or_else(|| Cell::text(value)));
+        let cell = if ClientProfile::applies_to(key, line.line.delivery) {
+            differs(key).unwrap_or_else(|| Cell::text(value))
+        } else {
+            Cell::text("—").with_title(format!("{}: not applied", line.line.delivery))
+        };
+        row = row.set(key, cell);
     }
     let excused: Vec<&str> = exceptions.keys().map(String::as_str).collect();
     row.set(

@@ -226,7 +226,11 @@ mod tests {
             name: "iso".into(),
             role: PointRole::DefaultAndIso,
             records: all.clone(),
-            lines: group_lines(&["rustpipe-eos".to_string()], &all),
+            lines: group_lines(
+                &crate::report::repo_suite(),
+                &["rustpipe-eos".to_string()],
+                &all,
+            ),
         };
         summary(Some(&point), "iso".into(), Vec::new())
     }

@@ -251,7 +251,8 @@ mod tests {
     fn table_of(records: &[RunRecord], by_design: bool) -> Table {
         let all: Vec<&RunRecord> = records.iter().collect();
         let order: Vec<String> = ["kept", "full", "catching"].map(String::from).to_vec();
-        throughput_table("t", &all, &group_lines(&order, &all), by_design)
+        let suite = crate::report::repo_suite();
+        throughput_table("t", &all, &group_lines(&suite, &order, &all), by_design)
     }
 
     fn lines_of(table: &Table) -> Vec<String> {

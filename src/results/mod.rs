@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::interval::MedianInterval;
 use crate::broker::BrokerInfo;
-use crate::config::{ClientProfile, CommitIntervals, Delivery, EtlConfig};
+use crate::config::{ClientProfile, CommitIntervals, Delivery, EtlConfig, Profile};
 use crate::gendata::GendataSummary;
 use crate::host::HostInfo;
 
@@ -162,6 +162,14 @@ pub struct RunConfig {
     /// The `--set` settings the run was made with, as given.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub settings: Vec<String>,
+    /// The uniform profile every line shares, or the product's experts'
+    /// (`--profile expert`): never compared with each other.
+    #[serde(default, skip_serializing_if = "Profile::is_uniform")]
+    pub profile: Profile,
+    /// Keys of the product's own `settings` this run had otherwise (its
+    /// expert profile, a line's `product.KEY=VALUE`), as applied.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub product_settings: BTreeMap<String, serde_json::Value>,
     pub parallelism: u32,
     pub sample_interval_ms: u64,
     pub input_partitions: i32,
@@ -766,6 +774,8 @@ mod tests {
                 commit_intervals: None,
                 client: crate::config::ClientProfile::default(),
                 settings: Vec::new(),
+                profile: crate::config::Profile::Uniform,
+                product_settings: Default::default(),
                 parallelism: 1,
                 sample_interval_ms: 1000,
                 input_partitions: 1,

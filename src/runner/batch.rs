@@ -184,6 +184,8 @@ mod tests {
             commit_intervals: None,
             client: crate::config::ClientProfile::default(),
             settings: Vec::new(),
+            profile: crate::config::Profile::Uniform,
+            product_settings: Default::default(),
             parallelism: 1,
             sample_interval_ms: 1000,
             input_partitions: 1,

@@ -144,7 +144,7 @@ pub(super) fn measure(
 
     // start the product on the full backlog
     progress.phase("starting the product");
-    let settings = launch_settings(bootstrap, line, config, workload, names);
+    let settings = launch_settings(bootstrap, line, config, workload, names)?;
     let mut product = products::start(line.product, installation, &settings, log_dir, "product")?;
     product.wait_ready(Duration::from_secs(run.ready_timeout_s), interrupt)?;
     let ready_us = now_us();

@@ -155,7 +155,7 @@ fn measure_into(
         etl.config.events,
     );
     progress.phase("starting the product");
-    let mut settings = launch_settings(bootstrap, line, config, workload, names);
+    let mut settings = launch_settings(bootstrap, line, config, workload, names)?;
     settings.etl = Some(etl);
     let mut product = products::start(line.product, installation, &settings, log_dir, "product")?;
     product.wait_ready(Duration::from_secs(run.ready_timeout_s), interrupt)?;

@@ -321,7 +321,7 @@ fn measure(
     progress.phase("creating topics");
     create_topics(bootstrap, workload, names)?;
     progress.phase("starting the product");
-    let settings = launch_settings(bootstrap, line, config, workload, names);
+    let settings = launch_settings(bootstrap, line, config, workload, names)?;
     let mut product = products::start(line.product, installation, &settings, log_dir, "product")?;
     product.wait_ready(Duration::from_secs(run.ready_timeout_s), interrupt)?;
 
@@ -637,8 +637,8 @@ fn launch_settings(
     config: &RunConfig,
     workload: &Workload,
     names: &RunNames,
-) -> LaunchSettings {
-    LaunchSettings {
+) -> Result<LaunchSettings> {
+    Ok(LaunchSettings {
         bootstrap: bootstrap.to_string(),
         input_topic: names.input.clone(),
         output_topic: names.output.clone(),
@@ -649,8 +649,9 @@ fn launch_settings(
         parallelism: config.parallelism,
         workload: workload.name.clone(),
         client: config.client.clone(),
+        product_settings: products::product_settings(line.product, &config.product_settings)?,
         etl: None,
-    }
+    })
 }
 
 /// Reads the run's whole output against `expectation`, or says why it

@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use libtest_mimic::Trial;
-use streamsuite::config::Suite;
+use streamsuite::config::{Profile, Suite};
 use streamsuite::results::Status;
 
 use crate::support::{ensure, output, records, repo, suite};
@@ -15,6 +15,10 @@ pub fn trials() -> Vec<Trial> {
         trial(
             "batch_rotates_two_lines_and_compare_pairs_their_rounds",
             batch_rotates_two_lines_and_compare_pairs_their_rounds,
+        ),
+        trial(
+            "the_expert_profile_is_recorded_as_its_own_point",
+            the_expert_profile_is_recorded_as_its_own_point,
         ),
         trial(
             "regress_holds_the_current_build_against_a_commit",
@@ -323,6 +327,99 @@ fn regress_refuses_fewer_than_five_rounds() -> Result<(), String> {
     ensure(
         records(results.path(), "stateless")?.is_empty(),
         "nothing recorded",
+        &out,
+    )
+}
+
+/// A uniform and an expert batch of rustpipe into one results folder: the
+/// expert run records its profile and its experts' linger.ms, its product
+/// applied it, and the page shows it in a section of its own. An unknown
+/// profile and an unknown product setting are each one clear error.
+fn the_expert_profile_is_recorded_as_its_own_point() -> Result<(), String> {
+    let results = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let batch = |extra: &[&str]| {
+        output(
+            suite()
+                .args(["batch", "rustpipe", "--workload", "stateless"])
+                .args([
+                    "--repeat", "1", "--rate", "1000", "--warmup", "3", "--window", "5",
+                ])
+                .args(extra)
+                .arg("--results")
+                .arg(results.path()),
+        )
+    };
+    let out = batch(&[])?;
+    ensure(out.status.success(), "the uniform batch must succeed", &out)?;
+    let out = batch(&["--profile", "expert"])?;
+    ensure(out.status.success(), "the expert batch must succeed", &out)?;
+    let runs = records(results.path(), "stateless")?;
+    ensure(runs.len() == 2, "two records", &out)?;
+    let (uniform, expert) = (&runs[0], &runs[1]);
+    ensure(
+        uniform.config.profile == Profile::Uniform && expert.config.profile == Profile::Expert,
+        &format!(
+            "profiles recorded: {:?}, {:?}",
+            uniform.config.profile, expert.config.profile
+        ),
+        &out,
+    )?;
+    let suite_config = Suite::load(&repo().join("bench.yaml")).map_err(|e| e.to_string())?;
+    let experts = suite_config.products["rustpipe"]
+        .expert
+        .clone()
+        .ok_or("rustpipe has no expert profile")?;
+    let linger = experts.client["linger_ms"].as_u64().ok_or("linger_ms")?;
+    ensure(
+        expert.config.client.linger_ms == linger
+            && uniform.config.client.linger_ms == suite_config.bench.client.linger_ms
+            && linger != suite_config.bench.client.linger_ms,
+        "the expert run has its experts' linger_ms, the uniform run bench.yaml's",
+        &out,
+    )?;
+    crate::support::applied_the_client_profile(expert, &out)?;
+    let page = std::fs::read_to_string(results.path().join("html/stateless.html"))
+        .map_err(|e| format!("the stateless page: {e}"))?;
+    ensure(
+        page.contains("expert profile") && page.contains("Expert profile"),
+        "the page names the expert point and lists the expert settings",
+        &out,
+    )?;
+
+    let out = batch(&["--profile", "guru"])?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    ensure(
+        out.status.code() == Some(2)
+            && stderr
+                .lines()
+                .next()
+                .is_some_and(|l| l.contains("invalid value 'guru'")),
+        "an unknown profile is refused on its first line",
+        &out,
+    )?;
+    let out = output(
+        suite()
+            .args([
+                "batch",
+                "rustpipe@product.nope=1",
+                "--workload",
+                "stateless",
+            ])
+            .args(["--repeat", "1", "--no-wait"])
+            .arg("--results")
+            .arg(results.path()),
+    )?;
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    ensure(
+        !out.status.success()
+            && stderr.lines().count() == 1
+            && stderr.contains("rustpipe has no setting `nope`"),
+        "an unknown product setting is one error naming it",
+        &out,
+    )?;
+    ensure(
+        records(results.path(), "stateless")?.len() == 2,
+        "refused batches leave the records as they were",
         &out,
     )
 }

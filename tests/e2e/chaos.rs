@@ -17,6 +17,10 @@ pub fn trials() -> Vec<Trial> {
             eos_line_loses_and_duplicates_nothing_through_a_three_kill_campaign,
         ),
         trial(
+            "a_static_member_recovers_each_kill_within_its_session",
+            a_static_member_recovers_each_kill_within_its_session,
+        ),
+        trial(
             "eos_line_loses_and_duplicates_nothing_through_a_broker_restart",
             eos_line_loses_and_duplicates_nothing_through_a_broker_restart,
         ),
@@ -113,6 +117,48 @@ fn eos_line_loses_and_duplicates_nothing_through_a_three_kill_campaign() -> Resu
     ensure(
         String::from_utf8_lossy(&out.stderr).contains("3 of 3 kills recovered from"),
         "the summary tells the campaign",
+        &out,
+    )
+}
+
+/// quix-eos through three kills 10 s apart: a static member (bench.yaml's
+/// session_timeout_ms, 10 s) takes its partition back as it restarts, so
+/// each kill recovers before the next and well inside the session; as a
+/// dynamic member with Quix's 45 s session it waited out its dead self's.
+fn a_static_member_recovers_each_kill_within_its_session() -> Result<(), String> {
+    let (r, chaos, v, out) = fault_run(&[
+        "chaos",
+        "quix-eos",
+        "stateless",
+        "--kills",
+        "3",
+        "--every",
+        "10",
+        "--rate",
+        "2000",
+        "--warmup",
+        "5",
+    ])?;
+    let session_ms = r
+        .config
+        .client
+        .session_timeout_ms
+        .ok_or("the record carries no session timeout")?;
+    ensure(chaos.kills.len() == 3, "three kills recorded", &out)?;
+    for (i, kill) in chaos.kills.iter().enumerate() {
+        ensure(
+            kill.recovery_ms
+                .is_some_and(|ms| ms > 0.0 && ms < session_ms as f64),
+            &format!(
+                "kill {} recovered within the {session_ms} ms session: {kill:?}",
+                i + 1
+            ),
+            &out,
+        )?;
+    }
+    ensure(
+        v.verdict == VerificationVerdict::Passed && v.missing == 0 && v.duplicated == 0,
+        &format!("exactly-once across three kills: {v:?}"),
         &out,
     )
 }

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use streamsuite::config::{Delivery, Suite, COMMIT_INTERVAL_KEY};
+use streamsuite::config::{ClientProfile, Delivery, Suite, COMMIT_INTERVAL_KEY};
 use streamsuite::gendata::event::Core;
 use streamsuite::results::{
     read_records, RunRecord, SanityVerdict, Status, Verification, VerificationVerdict,
@@ -162,13 +162,36 @@ pub fn workload_run(
 /// A client profile unlike bench.yaml's in every number, and an
 /// at-least-once commit interval of its own: a product that ignored the
 /// profile, or hard-coded a value, reports something else.
-pub const PROFILE_SETTINGS: [&str; 5] = [
+pub const PROFILE_SETTINGS: [&str; 7] = [
     "client.fetch_min_bytes=512",
     "client.fetch_max_wait_ms=20",
     "client.max_partition_fetch_bytes=4194304",
     "client.linger_ms=3",
+    "client.session_timeout_ms=12000",
+    "client.transaction_retry_backoff_ms=3",
     "run.commit_interval_ms.at-least-once=500",
 ];
+
+/// Engine settings outside `settings:` that a product must report as
+/// applied: FastStream's manual acknowledgement (commits on the line's
+/// interval, not after every batch) and Hazelcast's observation commits
+/// (no oftener than every 100 ms).
+fn engine_rule_holds(product: &str, engine: Option<&serde_json::Value>) -> Result<(), String> {
+    let get = |key: &str| engine.and_then(|e| e.get(key)).cloned();
+    match product {
+        "faststream" => match get("ack_policy") {
+            Some(policy) if policy == "manual" => Ok(()),
+            other => Err(format!("reported ack_policy {other:?}, not manual")),
+        },
+        "hazelcast" => match get("observation_commit_interval_ms").and_then(|v| v.as_u64()) {
+            Some(ms) if ms >= 100 => Ok(()),
+            other => Err(format!(
+                "reported observation commits every {other:?} ms, not at least 100"
+            )),
+        },
+        _ => Ok(()),
+    }
+}
 
 /// The product's `effective client config:` line, read from its log, holds
 /// the run's client profile and commit interval, less the keys its
@@ -198,9 +221,32 @@ pub fn applied_the_client_profile(r: &RunRecord, out: &Output) -> Result<(), Str
         .get(&r.product)
         .ok_or(format!("no product {}", r.product))?;
     let mut expected = r.config.client.to_json_map();
-    expected.retain(|key, _| !product.client_exceptions.contains_key(key));
+    expected.retain(|key, _| {
+        !product.client_exceptions.contains_key(key) && ClientProfile::applies_to(key, r.delivery)
+    });
     let mut profile_part = reported.clone();
     let commit = profile_part.remove("commit_interval_ms");
+    // The engine settings it applied: every key of the run's product
+    // settings, as handed over.
+    let engine = profile_part.remove("engine");
+    let handed = streamsuite::products::product_settings(product, &r.config.product_settings)
+        .map_err(|e| e.to_string())?;
+    for (key, value) in &handed {
+        let applied = engine.as_ref().and_then(|e| e.get(key));
+        ensure(
+            applied == Some(value),
+            &format!(
+                "{} reported engine setting {key} {} for the {} it was handed",
+                r.line,
+                applied.map_or("none".to_string(), |v| v.to_string()),
+                value
+            ),
+            out,
+        )?;
+    }
+    if let Err(broken) = engine_rule_holds(&r.product, engine.as_ref()) {
+        return ensure(false, &format!("{}: {broken}", r.line), out);
+    }
     ensure(
         profile_part
             .into_iter()

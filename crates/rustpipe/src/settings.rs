@@ -92,6 +92,12 @@ pub struct ClientProfile {
     pub acks: String,
     pub enable_idempotence: String,
     pub compression: String,
+    /// The consumer group session; rustpipe joins as a static member.
+    pub session_timeout_ms: String,
+    /// Its static member id, the same for a process restarted after a kill.
+    pub group_instance_id: String,
+    /// The transactional producer's retry backoff (exactly-once only).
+    pub transaction_retry_backoff_ms: String,
 }
 
 impl ClientProfile {
@@ -104,13 +110,17 @@ impl ClientProfile {
             acks: var("BENCH_ACKS")?,
             enable_idempotence: var("BENCH_ENABLE_IDEMPOTENCE")?,
             compression: var("BENCH_COMPRESSION")?,
+            session_timeout_ms: var("BENCH_SESSION_TIMEOUT_MS")?,
+            group_instance_id: var("BENCH_GROUP_INSTANCE_ID")?,
+            transaction_retry_backoff_ms: var("BENCH_TRANSACTION_RETRY_BACKOFF_MS")?,
         })
     }
 }
 
 /// The profile's keys and librdkafka's names for them, with the client
-/// that takes each.
-const PROFILE_NAMES: [(&str, &str, Client); 7] = [
+/// that takes each. The retry backoff is set on the transactional producer
+/// only, so an at-least-once run reads none back.
+const PROFILE_NAMES: [(&str, &str, Client); 9] = [
     ("fetch_min_bytes", "fetch.min.bytes", Client::Consumer),
     ("fetch_max_wait_ms", "fetch.wait.max.ms", Client::Consumer),
     (
@@ -122,6 +132,12 @@ const PROFILE_NAMES: [(&str, &str, Client); 7] = [
     ("acks", "acks", Client::Producer),
     ("enable_idempotence", "enable.idempotence", Client::Producer),
     ("compression", "compression.type", Client::Producer),
+    ("session_timeout_ms", "session.timeout.ms", Client::Consumer),
+    (
+        "transaction_retry_backoff_ms",
+        "retry.backoff.ms",
+        Client::Producer,
+    ),
 ];
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -237,10 +253,11 @@ impl PipelineSettings {
             // 100): a backlog was read in bursts with the reader idle between
             // them. Only a backlog fills the queue that far.
             .set("fetch.queue.backoff.ms", "1")
-            // Static membership: a restarted rustpipe takes its partitions
-            // back at once instead of waiting out the dead member's session.
-            .set("group.instance.id", format!("{}-rustpipe", self.group_id))
-            .set("session.timeout.ms", "10000");
+            // Static membership, as every product whose client has it: a
+            // restarted rustpipe takes its partitions back at once instead
+            // of waiting out the dead member's session.
+            .set("group.instance.id", &self.client.group_instance_id)
+            .set("session.timeout.ms", &self.client.session_timeout_ms);
         match self.delivery {
             Delivery::AtLeastOnce => config
                 .set("enable.auto.commit", "true")
@@ -266,8 +283,14 @@ impl PipelineSettings {
         if self.delivery == Delivery::ExactlyOnce {
             config
                 .set("transactional.id", &self.transactional_id)
-                .set("retry.backoff.ms", "2")
-                .set("retry.backoff.max.ms", "2");
+                .set(
+                    "retry.backoff.ms",
+                    &self.client.transaction_retry_backoff_ms,
+                )
+                .set(
+                    "retry.backoff.max.ms",
+                    &self.client.transaction_retry_backoff_ms,
+                );
         }
         config
     }
@@ -351,5 +374,52 @@ mod tests {
         assert!(PipelineOptions::default()
             .check(Workload::WindowedLowcard)
             .is_ok());
+    }
+
+    fn settings(delivery: Delivery) -> PipelineSettings {
+        PipelineSettings {
+            bootstrap: "127.0.0.1:9092".into(),
+            input_topic: "in".into(),
+            output_topic: "out".into(),
+            group_id: "g".into(),
+            workload: Workload::Stateless,
+            delivery,
+            commit_interval_ms: 10,
+            transactional_id: "g-txn".into(),
+            parallelism: 1,
+            client: ClientProfile {
+                fetch_min_bytes: "1".into(),
+                fetch_max_wait_ms: "10".into(),
+                max_partition_fetch_bytes: "52428800".into(),
+                linger_ms: "1".into(),
+                acks: "all".into(),
+                enable_idempotence: "true".into(),
+                compression: "lz4".into(),
+                session_timeout_ms: "10000".into(),
+                group_instance_id: "g-member".into(),
+                transaction_retry_backoff_ms: "7".into(),
+            },
+            options: PipelineOptions::default(),
+        }
+    }
+
+    #[test]
+    fn the_retry_backoff_goes_to_the_transactional_producer_alone() {
+        let reported = |delivery| {
+            let s = settings(delivery);
+            let line = s.effective_client_config(&s.consumer_config(), &s.producer_config());
+            let json = line.strip_prefix("effective client config: ").unwrap();
+            serde_json::from_str::<serde_json::Value>(json).unwrap()
+        };
+        let eos = reported(Delivery::ExactlyOnce);
+        assert_eq!(eos["transaction_retry_backoff_ms"], serde_json::json!(7));
+        assert_eq!(eos["session_timeout_ms"], serde_json::json!(10000));
+        let producer = settings(Delivery::ExactlyOnce).producer_config();
+        assert_eq!(producer.get("retry.backoff.max.ms"), Some("7"));
+        let alos = reported(Delivery::AtLeastOnce);
+        assert!(alos.get("transaction_retry_backoff_ms").is_none());
+        assert_eq!(alos["session_timeout_ms"], serde_json::json!(10000));
+        let consumer = settings(Delivery::AtLeastOnce).consumer_config();
+        assert_eq!(consumer.get("group.instance.id"), Some("g-member"));
     }
 }

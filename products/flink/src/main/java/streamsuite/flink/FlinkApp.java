@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
 import java.util.concurrent.TimeUnit;
@@ -31,7 +32,6 @@ import org.apache.flink.connector.kafka.lineage.KafkaDatasetFacet;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.sink.KafkaSinkBuilder;
-import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
@@ -76,12 +76,6 @@ public final class FlinkApp {
      * abandoned for good keeps read_committed readers waiting.
      */
     static final String TRANSACTION_TIMEOUT_MS = "120000";
-    /**
-     * The exactly-once sink producer's retry backoff: how long a reused
-     * transactional id waits when the broker has not finished its previous
-     * commit (CONCURRENT_TRANSACTIONS), instead of the client's 100 ms.
-     */
-    static final String EOS_RETRY_BACKOFF_MS = "20";
     /** See {@link #configuration}: how long a network buffer waits for more records. */
     static final Duration NETWORK_BUFFER_TIMEOUT = Duration.ofMillis(1);
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(5);
@@ -309,15 +303,19 @@ public final class FlinkApp {
         if (settings.exactlyOnce()) {
             builder.setDeliveryGuarantee(DeliveryGuarantee.EXACTLY_ONCE)
                     .setTransactionalIdPrefix(settings.transactionalId())
-                    // Reuses a small pool of transactional ids instead of a new
-                    // one per checkpoint (100 a second at a 10 ms interval).
-                    .setTransactionNamingStrategy(TransactionNamingStrategy.POOLING)
+                    // POOLING (settings.transaction_naming) reuses a small pool of
+                    // transactional ids; INCREMENTING names a new one per
+                    // checkpoint (100 a second at a 10 ms interval).
+                    .setTransactionNamingStrategy(settings.transactionNaming())
                     .setProperty("transaction.timeout.ms", TRANSACTION_TIMEOUT_MS)
                     // A pooled id is reused right after its commit; while the broker
                     // still writes that commit's markers, InitProducerId answers
                     // CONCURRENT_TRANSACTIONS and the task waits one retry backoff
-                    // (the client's default is 100 ms) before it can go on.
-                    .setProperty("retry.backoff.ms", EOS_RETRY_BACKOFF_MS);
+                    // (the client's default is 100 ms, growing to 1 s) before it can
+                    // go on. The suite's rule for every exactly-once line: both set to
+                    // BENCH_TRANSACTION_RETRY_BACKOFF_MS, a constant wait.
+                    .setProperty("retry.backoff.ms", Long.toString(client.transactionRetryBackoffMs()))
+                    .setProperty("retry.backoff.max.ms", Long.toString(client.transactionRetryBackoffMs()));
         } else {
             builder.setDeliveryGuarantee(DeliveryGuarantee.AT_LEAST_ONCE);
         }
@@ -340,7 +338,8 @@ public final class FlinkApp {
             // The sink gives each producer a transactional.id of its own.
             producer.setProperty(ProducerConfig.TRANSACTIONAL_ID_CONFIG, settings.transactionalId() + "-check");
         }
-        return ClientProfile.effectiveJson(new ConsumerConfig(consumer), new ProducerConfig(producer), checkpointIntervalMs);
+        return ClientProfile.effectiveJson(new ConsumerConfig(consumer), new ProducerConfig(producer), checkpointIntervalMs,
+                settings.exactlyOnce(), Map.of("transaction_naming", settings.transactionNamingName()));
     }
 
     private static Properties clientProperties(LineageVertex vertex, String what) {

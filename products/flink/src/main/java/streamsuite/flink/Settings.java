@@ -1,5 +1,12 @@
 package streamsuite.flink;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.Iterator;
+import java.util.Locale;
+import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
+
 /** The run's settings, read from the BENCH_* variables the suite sets. */
 record Settings(
         String bootstrap,
@@ -11,7 +18,8 @@ record Settings(
         long commitIntervalMs,
         int parallelism,
         Workload workload,
-        ClientProfile client) {
+        ClientProfile client,
+        TransactionNamingStrategy transactionNaming) {
 
     static Settings fromEnv() {
         // First: a workload this product does not run is the one line to report.
@@ -35,7 +43,47 @@ record Settings(
                 Long.parseLong(require("BENCH_COMMIT_INTERVAL_MS")),
                 Integer.parseInt(envOr("BENCH_PARALLELISM", "1")),
                 workload,
-                ClientProfile.fromEnv("flink"));
+                ClientProfile.fromEnv("flink", exactlyOnce),
+                parseTransactionNaming());
+    }
+
+    /**
+     * The product.yaml `settings:` map (BENCH_SETTINGS, JSON): the one key,
+     * transaction_naming, names the exactly-once sink's transactional id
+     * strategy (pooling or incrementing).
+     */
+    private static TransactionNamingStrategy parseTransactionNaming() {
+        JsonNode settings;
+        try {
+            settings = new ObjectMapper().readTree(envOr("BENCH_SETTINGS", "{}"));
+        } catch (JsonProcessingException e) {
+            throw new IllegalArgumentException("flink: BENCH_SETTINGS is not JSON: " + e.getOriginalMessage());
+        }
+        if (!settings.isObject()) {
+            throw new IllegalArgumentException("flink: BENCH_SETTINGS is not a JSON object");
+        }
+        for (Iterator<String> keys = settings.fieldNames(); keys.hasNext(); ) {
+            String key = keys.next();
+            if (!key.equals("transaction_naming")) {
+                throw new IllegalArgumentException("flink: BENCH_SETTINGS has a key this app does not apply: " + key);
+            }
+        }
+        JsonNode naming = settings.get("transaction_naming");
+        if (naming == null || !naming.isTextual()) {
+            throw new IllegalArgumentException(
+                    "flink: BENCH_SETTINGS has no transaction_naming (product.yaml `settings:`)");
+        }
+        return switch (naming.asText()) {
+            case "pooling" -> TransactionNamingStrategy.POOLING;
+            case "incrementing" -> TransactionNamingStrategy.INCREMENTING;
+            default -> throw new IllegalArgumentException("flink: transaction_naming `" + naming.asText()
+                    + "` is not pooling or incrementing");
+        };
+    }
+
+    /** The naming strategy as the settings spell it. */
+    String transactionNamingName() {
+        return transactionNaming.name().toLowerCase(Locale.ROOT);
     }
 
     private static String require(String name) {

@@ -37,7 +37,8 @@ import org.apache.kafka.common.config.ConfigException;
  * every BENCH_COMMIT_INTERVAL_MS. The source keeps its offsets in the job's
  * snapshots (held in the member's memory) and starts from the earliest
  * offset; its consumer's auto-commit reports the positions it has polled to
- * the run's consumer group, every BENCH_COMMIT_INTERVAL_MS. The at-least-once sink flushes its
+ * the run's consumer group, every BENCH_COMMIT_INTERVAL_MS but no more often
+ * than every 100 ms. The at-least-once sink flushes its
  * producer at each snapshot; the exactly-once sink writes each snapshot's
  * output in one Kafka transaction, committed when the snapshot completes, with
  * transactional ids Jet derives from the job's id and name (the name is
@@ -67,7 +68,7 @@ public final class HazelcastApp {
         String effective;
         try {
             settings = Settings.fromEnv();
-            effective = settings.effectiveJson(settings.commitIntervalMs());
+            effective = settings.effectiveJson(settings.commitIntervalMs(), NONCOOPERATIVE_MAX_IDLE_US);
         } catch (IllegalArgumentException | ConfigException e) {
             // A missing variable, or a profile the Java client refuses.
             System.err.println(e.getMessage());

@@ -34,7 +34,8 @@ record Settings(
         long lingerMs,
         String acks,
         boolean enableIdempotence,
-        String compression) {
+        String compression,
+        long transactionRetryBackoffMs) {
 
     static final String PRODUCT = "hazelcast";
     /**
@@ -44,6 +45,14 @@ record Settings(
      * readers (its id, named after the job's id, is never reused to abort it).
      */
     static final String TRANSACTION_TIMEOUT_MS = "30000";
+    /**
+     * The least interval at which the source's consumer reports its polled
+     * positions to the run's group (Kafka's auto-commit). Those commits only
+     * let the suite read the job's progress; Jet never reads them back, so
+     * they follow the snapshot interval only down to this floor rather than
+     * adding 100 commits a second at a 10 ms snapshot interval.
+     */
+    static final long MIN_OBSERVATION_COMMIT_INTERVAL_MS = 100;
     private static final Set<String> ACKS = Set.of("all", "1", "0");
     private static final Set<String> COMPRESSION = Set.of("none", "gzip", "snappy", "lz4", "zstd");
 
@@ -75,15 +84,29 @@ record Settings(
                 intAtLeast("BENCH_LINGER_MS", 0),
                 oneOf("BENCH_ACKS", ACKS),
                 Boolean.parseBoolean(oneOf("BENCH_ENABLE_IDEMPOTENCE", Set.of("true", "false"))),
-                oneOf("BENCH_COMPRESSION", COMPRESSION));
+                oneOf("BENCH_COMPRESSION", COMPRESSION),
+                // The suite's rule for every exactly-once line; at-least-once
+                // neither reads nor applies it.
+                exactlyOnce ? intAtLeast("BENCH_TRANSACTION_RETRY_BACKOFF_MS", 0) : -1);
+    }
+
+    /**
+     * How often the source's consumer commits its polled positions to the
+     * run's group: the snapshot interval, but no less than
+     * {@link #MIN_OBSERVATION_COMMIT_INTERVAL_MS}.
+     */
+    long observationCommitIntervalMs() {
+        return Math.max(MIN_OBSERVATION_COMMIT_INTERVAL_MS, commitIntervalMs);
     }
 
     /**
      * The source's consumer properties. The source assigns its partitions
-     * itself and keeps its offsets in the job's snapshots; group.id with the
-     * client's auto-commit (every BENCH_COMMIT_INTERVAL_MS) reports the
-     * positions the source has polled to the run's group, which is where the
-     * suite reads the product's progress. Jet never reads them back.
+     * itself (no group membership, so no session to time out and no static
+     * member id) and keeps its offsets in the job's snapshots; group.id with
+     * the client's auto-commit (every {@link #observationCommitIntervalMs()})
+     * reports the positions the source has polled to the run's group, which
+     * is where the suite reads the product's progress. Jet never reads them
+     * back.
      */
     Properties consumer() {
         Properties p = new Properties();
@@ -93,7 +116,7 @@ record Settings(
         p.setProperty(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class.getName());
         p.setProperty(ConsumerConfig.GROUP_ID_CONFIG, groupId);
         p.setProperty(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "true");
-        p.setProperty(ConsumerConfig.AUTO_COMMIT_INTERVAL_MS_CONFIG, Long.toString(commitIntervalMs));
+        p.setProperty(ConsumerConfig.AUTO_COMMIT_INTERVAL_MS_CONFIG, Long.toString(observationCommitIntervalMs()));
         p.setProperty(ConsumerConfig.AUTO_OFFSET_RESET_CONFIG, "earliest");
         p.setProperty(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
         p.setProperty(ConsumerConfig.FETCH_MIN_BYTES_CONFIG, Integer.toString(fetchMinBytes));
@@ -105,7 +128,9 @@ record Settings(
     /**
      * The sink's producer properties. Jet sets transactional.id itself (and
      * refuses one given here); its transactional producers are idempotent, so
-     * exactly-once turns idempotence on whatever the profile says.
+     * exactly-once turns idempotence on whatever the profile says, and get
+     * BENCH_TRANSACTION_RETRY_BACKOFF_MS as both retry.backoff.ms and
+     * retry.backoff.max.ms (a constant backoff).
      */
     Properties producer() {
         Properties p = new Properties();
@@ -119,6 +144,8 @@ record Settings(
         p.setProperty(ProducerConfig.COMPRESSION_TYPE_CONFIG, compression);
         if (exactlyOnce) {
             p.setProperty(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, TRANSACTION_TIMEOUT_MS);
+            p.setProperty(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, Long.toString(transactionRetryBackoffMs));
+            p.setProperty(ProducerConfig.RETRY_BACKOFF_MAX_MS_CONFIG, Long.toString(transactionRetryBackoffMs));
         }
         return p;
     }
@@ -127,11 +154,14 @@ record Settings(
      * The client profile as the clients take it: the source's and the sink's
      * Properties parsed and checked as KafkaConsumer and KafkaProducer do (so a
      * combination the client refuses, acks 1 or 0 with idempotence, fails here
-     * with the client's message), plus the snapshot interval.
+     * with the client's message), plus the snapshot interval; under
+     * exactly-once the transactional producers' retry backoff; and, under
+     * "engine", how often the source commits its positions for the suite to
+     * read and the non-cooperative threads' idle cap.
      *
      * @throws org.apache.kafka.common.config.ConfigException when the client refuses the profile
      */
-    String effectiveJson(long snapshotIntervalMs) {
+    String effectiveJson(long snapshotIntervalMs, long noncooperativeMaxIdleUs) {
         ConsumerConfig consumer = new ConsumerConfig(consumer());
         Properties producerProps = producer();
         if (exactlyOnce) {
@@ -148,7 +178,20 @@ record Settings(
         json.put("acks", acksValue.equals("-1") ? "all" : acksValue);
         json.put("enable_idempotence", producer.getBoolean(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG));
         json.put("compression", producer.getString(ProducerConfig.COMPRESSION_TYPE_CONFIG));
+        if (exactlyOnce) {
+            long backoff = producer.getLong(ProducerConfig.RETRY_BACKOFF_MS_CONFIG);
+            long backoffMax = producer.getLong(ProducerConfig.RETRY_BACKOFF_MAX_MS_CONFIG);
+            if (backoff != backoffMax) {
+                throw new IllegalStateException(PRODUCT + ": the sink producer's retry.backoff.ms " + backoff
+                        + " and retry.backoff.max.ms " + backoffMax + " differ");
+            }
+            json.put("transaction_retry_backoff_ms", backoff);
+        }
         json.put("commit_interval_ms", snapshotIntervalMs);
+        Map<String, Object> engine = new LinkedHashMap<>();
+        engine.put("observation_commit_interval_ms", number(consumer, ConsumerConfig.AUTO_COMMIT_INTERVAL_MS_CONFIG));
+        engine.put("idle_noncooperative_max_us", noncooperativeMaxIdleUs);
+        json.put("engine", engine);
         try {
             return new ObjectMapper().writeValueAsString(json);
         } catch (JsonProcessingException e) {

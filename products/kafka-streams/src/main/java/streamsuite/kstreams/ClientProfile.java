@@ -13,7 +13,13 @@ import org.apache.kafka.common.config.AbstractConfig;
  * The suite's Kafka client profile (BENCH_FETCH_MIN_BYTES ... BENCH_COMPRESSION),
  * applied to every consumer and producer under the Java client's own names:
  * fetch.min.bytes, fetch.max.wait.ms, max.partition.fetch.bytes, linger.ms,
- * acks, enable.idempotence, compression.type.
+ * acks, enable.idempotence, compression.type; plus the main consumer's static
+ * membership (BENCH_GROUP_INSTANCE_ID as group.instance.id,
+ * BENCH_SESSION_TIMEOUT_MS as session.timeout.ms) and, under exactly-once
+ * only, the transactional producer's retry backoff
+ * (BENCH_TRANSACTION_RETRY_BACKOFF_MS as retry.backoff.ms and
+ * retry.backoff.max.ms; -1 at-least-once, where it is neither read nor
+ * applied).
  */
 record ClientProfile(
         int fetchMinBytes,
@@ -22,14 +28,17 @@ record ClientProfile(
         long lingerMs,
         String acks,
         boolean enableIdempotence,
-        String compression) {
+        String compression,
+        String groupInstanceId,
+        int sessionTimeoutMs,
+        long transactionRetryBackoffMs) {
 
     /** The line every run's standard output carries once, before the readiness line. */
     static final String EFFECTIVE_PREFIX = "effective client config: ";
     private static final Set<String> ACKS = Set.of("all", "1", "0");
     private static final Set<String> COMPRESSION = Set.of("none", "gzip", "snappy", "lz4", "zstd");
 
-    static ClientProfile fromEnv(String product) {
+    static ClientProfile fromEnv(String product, boolean exactlyOnce) {
         return new ClientProfile(
                 intAtLeast(product, "BENCH_FETCH_MIN_BYTES", 1),
                 intAtLeast(product, "BENCH_FETCH_MAX_WAIT_MS", 0),
@@ -37,15 +46,20 @@ record ClientProfile(
                 intAtLeast(product, "BENCH_LINGER_MS", 0),
                 oneOf(product, "BENCH_ACKS", ACKS),
                 Boolean.parseBoolean(oneOf(product, "BENCH_ENABLE_IDEMPOTENCE", Set.of("true", "false"))),
-                oneOf(product, "BENCH_COMPRESSION", COMPRESSION));
+                oneOf(product, "BENCH_COMPRESSION", COMPRESSION),
+                Settings.require(product, "BENCH_GROUP_INSTANCE_ID").trim(),
+                intAtLeast(product, "BENCH_SESSION_TIMEOUT_MS", 1),
+                exactlyOnce ? intAtLeast(product, "BENCH_TRANSACTION_RETRY_BACKOFF_MS", 0) : -1);
     }
 
     /**
-     * The profile as the clients took it: read back from the parsed consumer
-     * and producer configurations (the objects KafkaConsumer and KafkaProducer
-     * are built from), plus the commit interval.
+     * The profile as the clients took it: read back from the parsed main
+     * consumer and producer configurations (the objects KafkaConsumer and
+     * KafkaProducer are built from), plus the commit interval; the
+     * transactional producer's retry backoff only under exactly-once.
      */
-    static String effectiveJson(ConsumerConfig consumer, ProducerConfig producer, long commitIntervalMs) {
+    static String effectiveJson(ConsumerConfig consumer, ProducerConfig producer, long commitIntervalMs,
+            boolean exactlyOnce) {
         Map<String, Object> json = new LinkedHashMap<>();
         json.put("fetch_min_bytes", number(consumer, ConsumerConfig.FETCH_MIN_BYTES_CONFIG));
         json.put("fetch_max_wait_ms", number(consumer, ConsumerConfig.FETCH_MAX_WAIT_MS_CONFIG));
@@ -55,6 +69,16 @@ record ClientProfile(
         json.put("acks", acks.equals("-1") ? "all" : acks);
         json.put("enable_idempotence", producer.getBoolean(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG));
         json.put("compression", producer.getString(ProducerConfig.COMPRESSION_TYPE_CONFIG));
+        json.put("session_timeout_ms", number(consumer, ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
+        if (exactlyOnce) {
+            long backoff = producer.getLong(ProducerConfig.RETRY_BACKOFF_MS_CONFIG);
+            long backoffMax = producer.getLong(ProducerConfig.RETRY_BACKOFF_MAX_MS_CONFIG);
+            if (backoff != backoffMax) {
+                throw new IllegalStateException("kafka-streams: the producer's retry.backoff.ms " + backoff
+                        + " and retry.backoff.max.ms " + backoffMax + " differ");
+            }
+            json.put("transaction_retry_backoff_ms", backoff);
+        }
         json.put("commit_interval_ms", commitIntervalMs);
         try {
             return new ObjectMapper().writeValueAsString(json);

@@ -96,7 +96,10 @@ public final class KafkaStreamsApp {
         });
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             // Commits (at-least-once) or ends the open transaction, then leaves
-            // the group so a restart is assigned the partition at once.
+            // the group: a static member is removed from it (Kafka Streams
+            // asks the coordinator to, by its group.instance.id), so the next
+            // start joins an empty group. A killed process leaves nothing: its
+            // restart takes the static member's place under the same id.
             streams.close(new KafkaStreams.CloseOptions().timeout(STOP_TIMEOUT).leaveGroup(true));
             deleteQuietly(stateDir);
         }, "streamsuite-stop"));
@@ -156,6 +159,16 @@ public final class KafkaStreamsApp {
         p.put(StreamsConfig.producerPrefix(ProducerConfig.ACKS_CONFIG), client.acks());
         p.put(StreamsConfig.producerPrefix(ProducerConfig.LINGER_MS_CONFIG), Long.toString(client.lingerMs()));
         p.put(StreamsConfig.producerPrefix(ProducerConfig.COMPRESSION_TYPE_CONFIG), client.compression());
+        // Static membership, on the main consumer only (the one that joins the
+        // group; the restore consumer assigns its changelog partitions itself):
+        // a process restarted after a kill rejoins under the same
+        // group.instance.id and takes its partition back at once, instead of
+        // waiting for the dead member's session to time out. Kafka Streams
+        // appends each stream thread's index ("-1", "-2", ...) to the id, so
+        // every thread's consumer has one of its own.
+        p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG), client.groupInstanceId());
+        p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG),
+                Integer.toString(client.sessionTimeoutMs()));
         if (settings.exactlyOnce()) {
             // exactly_once_v2 sets read_committed and idempotence itself (and
             // replaces a given value with a warning): a transactional producer
@@ -164,6 +177,12 @@ public final class KafkaStreamsApp {
                 System.err.println("kafka-streams: enable.idempotence false does not apply to exactly_once_v2,"
                         + " whose transactional producer is always idempotent");
             }
+            // The transactional producer's retry backoff (the suite's rule for
+            // every exactly-once line): a constant wait, as retry.backoff.ms
+            // equals retry.backoff.max.ms.
+            String backoff = Long.toString(client.transactionRetryBackoffMs());
+            p.put(StreamsConfig.producerPrefix(ProducerConfig.RETRY_BACKOFF_MS_CONFIG), backoff);
+            p.put(StreamsConfig.producerPrefix(ProducerConfig.RETRY_BACKOFF_MAX_MS_CONFIG), backoff);
         } else {
             p.put(StreamsConfig.consumerPrefix(ConsumerConfig.ISOLATION_LEVEL_CONFIG), "read_committed");
             p.put(StreamsConfig.producerPrefix(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG),
@@ -180,6 +199,9 @@ public final class KafkaStreamsApp {
     static String effectiveClientConfig(StreamsConfig config, Settings settings) {
         Map<String, Object> consumer = new HashMap<>(config.getMainConsumerConfigs(
                 settings.groupId(), settings.groupId() + "-StreamThread-1-consumer", 1));
+        System.err.println("kafka-streams: static member: stream thread 1's main consumer joins as group.instance.id "
+                + consumer.get(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG) + ", session.timeout.ms "
+                + consumer.get(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG));
         // Kafka Streams passes its deserializer instances to the consumer's constructor.
         consumer.put(ConsumerConfig.KEY_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
         consumer.put(ConsumerConfig.VALUE_DESERIALIZER_CLASS_CONFIG, ByteArrayDeserializer.class);
@@ -191,7 +213,7 @@ public final class KafkaStreamsApp {
             producer.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, settings.groupId() + "-check");
         }
         return ClientProfile.effectiveJson(new ConsumerConfig(consumer), new ProducerConfig(producer),
-                config.getLong(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG));
+                config.getLong(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG), settings.exactlyOnce());
     }
 
     private static void deleteQuietly(Path dir) {

@@ -35,7 +35,7 @@ record Settings(
                 Long.parseLong(require("BENCH_COMMIT_INTERVAL_MS")),
                 Integer.parseInt(envOr("BENCH_PARALLELISM", "1")),
                 workload,
-                ClientProfile.fromEnv("kafka-streams"));
+                ClientProfile.fromEnv("kafka-streams", exactlyOnce));
     }
 
     private static String require(String name) {
