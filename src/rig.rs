@@ -13,12 +13,12 @@ use std::process::{Command, Stdio};
 use anyhow::{bail, Context, Result};
 use serde::Deserialize;
 
-use crate::analysis::interval::median_interval;
 use crate::cache::Cache;
 use crate::config::Suite;
 use crate::gendata::avro::AvroEncoder;
-use crate::host::HostInfo;
 use crate::interrupt::Interrupt;
+use crate::model::host::HostInfo;
+use crate::model::interval::median_interval;
 use crate::results::{Better, Metric, RigConfig, RigRecord, Variant, SCHEMA_VERSION};
 
 /// The product whose package holds the rig, and the rig's binary.
@@ -74,53 +74,14 @@ pub fn run_cpu(
         .get(RIG_PRODUCT)
         .with_context(|| format!("the CPU rig needs products/{RIG_PRODUCT}/product.yaml"))?;
     let built = crate::products::build_companion(product, RIG_BIN, cache, interrupt)?;
-    let batch_id = crate::runner::new_run_id("cpu-rig");
+    let batch_id = crate::results::new_run_id("cpu-rig");
     let dir = cache.run_dir(&batch_id);
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let datums = dir.join("datums.bin");
     write_datums(&datums, suite.bench.run.seed, plan)?;
     let started_at = chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
 
-    let out = dir.join("measurements.jsonl");
-    let log = dir.join("rig.log");
-    let mut command = Command::new(&built.bin);
-    command.arg("--datums").arg(&datums);
-    for (flag, value) in [
-        ("--warmup", plan.warmup_datums),
-        ("--timed", plan.timed_datums),
-        ("--counted", plan.counted_datums),
-        ("--repetitions", plan.repetitions),
-        ("--block-rows", plan.block_rows),
-        ("--shards", plan.shards),
-    ] {
-        command.arg(flag).arg(value.to_string());
-    }
-    command
-        .stdin(Stdio::null())
-        .stdout(File::create(&out).with_context(|| format!("creating {}", out.display()))?)
-        .stderr(File::create(&log).with_context(|| format!("creating {}", log.display()))?);
-    eprintln!(
-        "cpu rig: every decoder and format, {} repetitions of {} datums of {} events ...",
-        plan.repetitions, plan.timed_datums, plan.events
-    );
-    let status = crate::process::run_tool(
-        &mut command,
-        interrupt,
-        &format!("could not start {}", built.bin.display()),
-    )?;
-    if !status.success() {
-        bail!(
-            "{RIG_BIN} failed ({status}): {}",
-            crate::process::tail(&log, 5)
-        );
-    }
-    let text =
-        std::fs::read_to_string(&out).with_context(|| format!("reading {}", out.display()))?;
-    let measurements = text
-        .lines()
-        .map(serde_json::from_str)
-        .collect::<Result<Vec<Measurement>, _>>()
-        .with_context(|| format!("{}: not a rig measurement", out.display()))?;
+    let measurements = measure(&built.bin, &datums, &dir, plan, interrupt)?;
     let header = RecordHeader {
         batch_id,
         started_at,
@@ -146,46 +107,54 @@ pub fn run_cpu(
     Ok((records, path))
 }
 
-/// The two multiples the rig exists for: fast-borrowed against apache-owned,
-/// on decode (ns per event) and through the pipeline on RowBinary
-/// (records per second), each a ratio of medians from one rig run.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Multiples {
-    pub decode: Option<f64>,
-    pub pipeline: Option<f64>,
-}
-
-/// The arm's median figure, if the records hold that arm.
-fn median_of(records: &[RigRecord], stage: &str, decoder: &str, metric: &str) -> Option<f64> {
-    records
-        .iter()
-        .find(|r| {
-            r.variant.stage.as_deref() == Some(stage)
-                && r.variant.decoder == decoder
-                && (stage == "decode" || r.variant.format.as_deref() == Some("rowbinary"))
-        })
-        .and_then(|r| r.metrics.get(metric))
-        .map(|m| m.value)
-}
-
-/// The headline multiples of one rig run's records.
-pub fn multiples(records: &[RigRecord]) -> Multiples {
-    let ratio = |a: Option<f64>, b: Option<f64>| match (a, b) {
-        (Some(a), Some(b)) if b > 0.0 => Some(a / b),
-        _ => None,
-    };
-    let decode = "decode_ns_per_event";
-    let pipeline = "pipeline_records_per_s";
-    Multiples {
-        decode: ratio(
-            median_of(records, "decode", "apache-owned", decode),
-            median_of(records, "decode", "fast-borrowed", decode),
-        ),
-        pipeline: ratio(
-            median_of(records, "pipeline", "fast-borrowed", pipeline),
-            median_of(records, "pipeline", "apache-owned", pipeline),
-        ),
+/// Runs the rig's binary over `datums`; its measurements, one per arm and
+/// repetition.
+fn measure(
+    bin: &Path,
+    datums: &Path,
+    dir: &Path,
+    plan: &CpuRigPlan,
+    interrupt: &Interrupt,
+) -> Result<Vec<Measurement>> {
+    let out = dir.join("measurements.jsonl");
+    let log = dir.join("rig.log");
+    let mut command = Command::new(bin);
+    command.arg("--datums").arg(datums);
+    for (flag, value) in [
+        ("--warmup", plan.warmup_datums),
+        ("--timed", plan.timed_datums),
+        ("--counted", plan.counted_datums),
+        ("--repetitions", plan.repetitions),
+        ("--block-rows", plan.block_rows),
+        ("--shards", plan.shards),
+    ] {
+        command.arg(flag).arg(value.to_string());
     }
+    command
+        .stdin(Stdio::null())
+        .stdout(File::create(&out).with_context(|| format!("creating {}", out.display()))?)
+        .stderr(File::create(&log).with_context(|| format!("creating {}", log.display()))?);
+    eprintln!(
+        "cpu rig: every decoder and format, {} repetitions of {} datums of {} events ...",
+        plan.repetitions, plan.timed_datums, plan.events
+    );
+    let status = crate::process::run_tool(
+        &mut command,
+        interrupt,
+        &format!("could not start {}", bin.display()),
+    )?;
+    if !status.success() {
+        bail!(
+            "{RIG_BIN} failed ({status}): {}",
+            crate::process::tail(&log, 5)
+        );
+    }
+    let text =
+        std::fs::read_to_string(&out).with_context(|| format!("reading {}", out.display()))?;
+    text.lines()
+        .map(serde_json::from_str)
+        .collect::<Result<Vec<Measurement>, _>>()
+        .with_context(|| format!("{}: not a rig measurement", out.display()))
 }
 
 /// The rig's result as text: each arm's figures, then the two multiples.
@@ -218,7 +187,7 @@ pub fn summary(records: &[RigRecord]) -> String {
             .collect();
         text.push_str(&format!("{arm:<34} {}\n", figures.join("  ")));
     }
-    let multiples = multiples(records);
+    let multiples = crate::analysis::rig_multiples::multiples(records);
     let shown = |m: Option<f64>| m.map_or("n/a".to_string(), |m| format!("{m:.1}x"));
     text.push_str(&format!(
         "fast-borrowed vs apache-owned: decode {}, pipeline (RowBinary) {}\n",
@@ -267,91 +236,93 @@ fn records(header: &RecordHeader, measurements: &[Measurement]) -> Vec<RigRecord
     }
     by_arm
         .into_iter()
-        .map(|(arm, reps)| {
-            let figure = |f: &dyn Fn(&Measurement) -> f64, unit: &str, better: Better| {
-                let values: Vec<f64> = reps.iter().map(|m| f(m)).collect();
-                median_interval(&values).map(|s| Metric::of_repetitions(s, unit, better))
-            };
-            let mut metrics = BTreeMap::new();
-            let timed: (&str, Option<Metric>) = if arm.stage == "decode" {
-                (
-                    "decode_ns_per_event",
-                    figure(
-                        &|m| m.seconds * 1e9 / m.events.max(1) as f64,
-                        "ns/event",
-                        Better::Lower,
-                    ),
-                )
-            } else {
-                (
-                    "pipeline_records_per_s",
-                    figure(
-                        &|m| m.events as f64 / m.seconds.max(f64::MIN_POSITIVE),
-                        "records/s",
-                        Better::Higher,
-                    ),
-                )
-            };
-            let per_counted = |count: fn(&Measurement) -> u64| {
-                move |m: &Measurement| count(m) as f64 / m.counted_events.max(1) as f64
-            };
-            for (name, metric) in [
-                timed,
-                (
-                    "allocs_per_event",
-                    figure(
-                        &per_counted(|m| m.allocations),
-                        "allocs/event",
-                        Better::Lower,
-                    ),
-                ),
-                (
-                    "bytes_per_event",
-                    figure(
-                        &per_counted(|m| m.allocated_bytes),
-                        "bytes/event",
-                        Better::Lower,
-                    ),
-                ),
-            ] {
-                if let Some(metric) = metric {
-                    metrics.insert(name.to_string(), metric);
-                }
-            }
-            let variant = Variant {
-                decoder: arm.decoder.clone(),
-                format: arm.format.clone(),
-                events: Some(header.events),
-                payload: None,
-                stage: Some(arm.stage.clone()),
-            };
-            RigRecord {
-                schema: SCHEMA_VERSION,
-                run_id: format!(
-                    "{}-{}-{}{}",
-                    header.batch_id,
-                    arm.stage,
-                    arm.decoder,
-                    arm.format
-                        .as_deref()
-                        .map(|f| format!("-{f}"))
-                        .unwrap_or_default()
-                ),
-                batch_id: header.batch_id.clone(),
-                started_at: header.started_at.clone(),
-                bench_version: header.bench_version,
-                host: header.host.clone(),
-                product: RIG_PRODUCT.to_string(),
-                version: header.version.clone(),
-                workload: "cpu-rig".to_string(),
-                variant,
-                config: header.config.clone(),
-                metrics,
-                logs: header.logs.clone(),
-                suite_commit: header.suite_commit.clone(),
-            }
-        })
+        .map(|(arm, reps)| arm_record(header, arm, arm_metrics(arm, &reps)))
         .collect()
+}
+
+/// An arm's figures, each the median of its repetitions with its interval:
+/// decode time or pipeline rate, and allocations and bytes per event.
+fn arm_metrics(arm: &Arm, reps: &[&Measurement]) -> BTreeMap<String, Metric> {
+    let figure = |f: &dyn Fn(&Measurement) -> f64, unit: &str, better: Better| {
+        let values: Vec<f64> = reps.iter().map(|m| f(m)).collect();
+        median_interval(&values).map(|s| Metric::of_repetitions(s, unit, better))
+    };
+    let timed: (&str, Option<Metric>) = if arm.stage == "decode" {
+        (
+            "decode_ns_per_event",
+            figure(
+                &|m| m.seconds * 1e9 / m.events.max(1) as f64,
+                "ns/event",
+                Better::Lower,
+            ),
+        )
+    } else {
+        (
+            "pipeline_records_per_s",
+            figure(
+                &|m| m.events as f64 / m.seconds.max(f64::MIN_POSITIVE),
+                "records/s",
+                Better::Higher,
+            ),
+        )
+    };
+    let per_counted = |count: fn(&Measurement) -> u64| {
+        move |m: &Measurement| count(m) as f64 / m.counted_events.max(1) as f64
+    };
+    let allocs = figure(
+        &per_counted(|m| m.allocations),
+        "allocs/event",
+        Better::Lower,
+    );
+    let bytes = figure(
+        &per_counted(|m| m.allocated_bytes),
+        "bytes/event",
+        Better::Lower,
+    );
+    [
+        timed,
+        ("allocs_per_event", allocs),
+        ("bytes_per_event", bytes),
+    ]
+    .into_iter()
+    .filter_map(|(name, metric)| Some((name.to_string(), metric?)))
+    .collect()
+}
+
+/// The record of one arm.
+fn arm_record(header: &RecordHeader, arm: &Arm, metrics: BTreeMap<String, Metric>) -> RigRecord {
+    let variant = Variant {
+        decoder: arm.decoder.clone(),
+        format: arm.format.clone(),
+        events: Some(header.events),
+        payload: None,
+        stage: Some(arm.stage.clone()),
+    };
+    RigRecord {
+        schema: SCHEMA_VERSION,
+        run_id: format!(
+            "{}-{}-{}{}",
+            header.batch_id,
+            arm.stage,
+            arm.decoder,
+            arm.format
+                .as_deref()
+                .map(|f| format!("-{f}"))
+                .unwrap_or_default()
+        ),
+        batch_id: header.batch_id.clone(),
+        started_at: header.started_at.clone(),
+        bench_version: header.bench_version,
+        host: header.host.clone(),
+        product: RIG_PRODUCT.to_string(),
+        version: header.version.clone(),
+        workload: "cpu-rig".to_string(),
+        variant,
+        config: header.config.clone(),
+        metrics,
+        logs: header.logs.clone(),
+        suite_commit: header.suite_commit.clone(),
+    }
 }
 
 #[cfg(test)]

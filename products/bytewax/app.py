@@ -41,39 +41,18 @@ from bytewax.recovery import RecoveryConfig, init_db_dir
 from bytewax.run import cli_main
 from confluent_kafka import Consumer, TopicPartition
 
+# The Python apps' shared helpers: products/common/python/bench_common.py.
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "common", "python")))
+from bench_common import BenchEnv, ClientProfile, enrich, is_kept, librdkafka_effective  # noqa: E402
+
 READY_LINE = "bytewax ready"
 CONFIG_LINE = "effective client config: "
 
-COMPRESSIONS = ("none", "gzip", "snappy", "lz4", "zstd")
+env = BenchEnv("bytewax")
 
 # The one key every output item carries, so that the output step's single
 # partition receives them all.
 OUTPUT_KEY = "out"
-
-
-def env(name):
-    value = os.environ.get(name)
-    if not value:
-        sys.exit(f"bytewax: {name} is not set (the suite sets it)")
-    return value
-
-
-def env_int(name, minimum):
-    value = env(name)
-    try:
-        number = int(value)
-    except ValueError:
-        sys.exit(f"bytewax: {name} `{value}` is not an integer")
-    if number < minimum:
-        sys.exit(f"bytewax: {name} `{value}` is below {minimum}")
-    return number
-
-
-def env_choice(name, choices):
-    value = env(name)
-    if value not in choices:
-        sys.exit(f"bytewax: {name} `{value}` is not one of {', '.join(choices)}")
-    return value
 
 
 def client_profile():
@@ -83,34 +62,21 @@ def client_profile():
     take extra settings as add_config: the profile's keys map one to one
     onto librdkafka's names.
     """
+    profile = ClientProfile.from_env(env)
+    profile.check_idempotence(env)
     consumer = {
-        "fetch.min.bytes": str(env_int("BENCH_FETCH_MIN_BYTES", 1)),
-        "fetch.wait.max.ms": str(env_int("BENCH_FETCH_MAX_WAIT_MS", 0)),
-        "max.partition.fetch.bytes": str(env_int("BENCH_MAX_PARTITION_FETCH_BYTES", 1)),
+        "fetch.min.bytes": str(profile.fetch_min_bytes),
+        "fetch.wait.max.ms": str(profile.fetch_max_wait_ms),
+        "max.partition.fetch.bytes": str(profile.max_partition_fetch_bytes),
         "isolation.level": "read_committed",
     }
     producer = {
-        "linger.ms": str(env_int("BENCH_LINGER_MS", 0)),
-        "acks": env_choice("BENCH_ACKS", ("all", "1", "0")),
-        "enable.idempotence": env_choice("BENCH_ENABLE_IDEMPOTENCE", ("true", "false")),
-        "compression.type": env_choice("BENCH_COMPRESSION", COMPRESSIONS),
+        "linger.ms": str(profile.linger_ms),
+        "acks": profile.acks,
+        "enable.idempotence": "true" if profile.enable_idempotence else "false",
+        "compression.type": profile.compression,
     }
     return consumer, producer
-
-
-def enrich(event):
-    """The output record: what verification needs plus the derived fields."""
-    ratio = event["latency_ms"] / event["sla_ms"]
-    return {
-        "seq": event["seq"],
-        "ts_us": event["ts_us"],
-        "region": event["region"],
-        "service": event["service"],
-        "latency_ms": event["latency_ms"],
-        "sla_ms": event["sla_ms"],
-        "latency_ratio": ratio,
-        "sla_status": "breach" if ratio > 1 else "ok",
-    }
 
 
 def stateless(message):
@@ -120,7 +86,7 @@ def stateless(message):
     committed position covers the events filtered out too."""
     event = orjson.loads(message.value)
     output = None
-    if event["region"].startswith("eu-"):
+    if is_kept(event):
         output = KafkaSinkMessage(None, orjson.dumps(enrich(event)))
     return (OUTPUT_KEY, (message.partition, message.offset + 1, output))
 
@@ -256,12 +222,7 @@ def main():
     if delivery != "at-least-once":
         sys.exit(f"bytewax: BENCH_DELIVERY `{delivery}` is not offered (at-least-once only)")
     consumer_config, producer_config = client_profile()
-    if producer_config["enable.idempotence"] == "true" and producer_config["acks"] != "all":
-        sys.exit(
-            f"bytewax: BENCH_ACKS `{producer_config['acks']}` does not go with an idempotent "
-            "producer (BENCH_ENABLE_IDEMPOTENCE true), which needs acks all"
-        )
-    epoch_ms = env_int("BENCH_COMMIT_INTERVAL_MS", 1)
+    epoch_ms = env.integer("BENCH_COMMIT_INTERVAL_MS", 1)
     bootstrap = env("BENCH_BOOTSTRAP")
     group_id = env("BENCH_GROUP_ID")
     input_topic = env("BENCH_INPUT_TOPIC")
@@ -275,16 +236,8 @@ def main():
         """The profile as Bytewax hands it to confluent-kafka: the
         add_config each connector merges over its own settings (neither
         sets a profile key itself), plus the epoch interval."""
-        consumer = source._add_config
-        producer = kafka_sink._add_config
         return {
-            "fetch_min_bytes": int(consumer["fetch.min.bytes"]),
-            "fetch_max_wait_ms": int(consumer["fetch.wait.max.ms"]),
-            "max_partition_fetch_bytes": int(consumer["max.partition.fetch.bytes"]),
-            "linger_ms": int(producer["linger.ms"]),
-            "acks": producer["acks"],
-            "enable_idempotence": producer["enable.idempotence"] == "true",
-            "compression": producer["compression.type"],
+            **librdkafka_effective(source._add_config, kafka_sink._add_config),
             "commit_interval_ms": epoch_ms,
         }
 

@@ -42,6 +42,10 @@ from faststream import AckPolicy, FastStream
 from faststream.kafka import KafkaBroker
 from faststream.kafka.annotations import KafkaMessage
 
+# The Python apps' shared helpers: products/common/python/bench_common.py.
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "common", "python")))
+from bench_common import BenchEnv, ClientProfile, enrich, is_kept  # noqa: E402
+
 READY_LINE = "faststream ready"
 CONFIG_LINE = "effective client config: "
 # A batch holds at most 10,000 input records, as in the in-house pipeline.
@@ -62,32 +66,7 @@ SETTINGS = ("batch_timeout_ms",)
 PRODUCER_BATCH_BYTES = 1024 * 1024
 PUBLISH_PART_RECORDS = {"stateless": 3_000, "passthrough": 1_500}
 
-COMPRESSIONS = ("none", "gzip", "snappy", "lz4", "zstd")
-
-
-def env(name):
-    value = os.environ.get(name)
-    if not value:
-        sys.exit(f"faststream: {name} is not set (the suite sets it)")
-    return value
-
-
-def env_int(name, minimum):
-    value = env(name)
-    try:
-        number = int(value)
-    except ValueError:
-        sys.exit(f"faststream: {name} `{value}` is not an integer")
-    if number < minimum:
-        sys.exit(f"faststream: {name} `{value}` is below {minimum}")
-    return number
-
-
-def env_choice(name, choices):
-    value = env(name)
-    if value not in choices:
-        sys.exit(f"faststream: {name} `{value}` is not one of {', '.join(choices)}")
-    return value
+env = BenchEnv("faststream")
 
 
 def fail(reason):
@@ -97,52 +76,28 @@ def fail(reason):
     os._exit(1)
 
 
-def engine_settings():
-    """The product.yaml `settings:` map (BENCH_SETTINGS, JSON), checked."""
-    try:
-        settings = json.loads(os.environ.get("BENCH_SETTINGS") or "{}")
-    except json.JSONDecodeError as error:
-        sys.exit(f"faststream: BENCH_SETTINGS is not JSON: {error}")
-    if not isinstance(settings, dict):
-        sys.exit("faststream: BENCH_SETTINGS is not a JSON object")
-    unknown = sorted(set(settings) - set(SETTINGS))
-    if unknown:
-        sys.exit(f"faststream: BENCH_SETTINGS has keys this app does not apply: {', '.join(unknown)}")
-    if "batch_timeout_ms" not in settings:
-        sys.exit("faststream: BENCH_SETTINGS has no batch_timeout_ms (product.yaml `settings:`)")
-    timeout = settings["batch_timeout_ms"]
-    if isinstance(timeout, bool) or not isinstance(timeout, int) or timeout < 1:
-        sys.exit(f"faststream: batch_timeout_ms `{timeout}` is not an integer of at least 1")
-    return settings
-
-
 def client_profile():
     """The suite's client profile (BENCH_* variables) as aiokafka arguments:
     the consumer's for the subscriber, the producer's for the broker (which
     owns the one producer every publish goes through)."""
+    profile = ClientProfile.from_env(env, static_member=True)
+    profile.check_idempotence(env)
     consumer = {
-        "fetch_min_bytes": env_int("BENCH_FETCH_MIN_BYTES", 1),
-        "fetch_max_wait_ms": env_int("BENCH_FETCH_MAX_WAIT_MS", 0),
-        "max_partition_fetch_bytes": env_int("BENCH_MAX_PARTITION_FETCH_BYTES", 1),
+        "fetch_min_bytes": profile.fetch_min_bytes,
+        "fetch_max_wait_ms": profile.fetch_max_wait_ms,
+        "max_partition_fetch_bytes": profile.max_partition_fetch_bytes,
         # A static member of the run's group (KIP-345): a process restarted
         # after a kill rejoins under the same instance id and gets its
         # partition back at once.
-        "group_instance_id": env("BENCH_GROUP_INSTANCE_ID"),
-        "session_timeout_ms": env_int("BENCH_SESSION_TIMEOUT_MS", 1),
+        "group_instance_id": profile.group_instance_id,
+        "session_timeout_ms": profile.session_timeout_ms,
     }
-    acks = env_choice("BENCH_ACKS", ("all", "1", "0"))
-    compression = env_choice("BENCH_COMPRESSION", COMPRESSIONS)
     producer = {
-        "linger_ms": env_int("BENCH_LINGER_MS", 0),
-        "acks": acks if acks == "all" else int(acks),
-        "enable_idempotence": env_choice("BENCH_ENABLE_IDEMPOTENCE", ("true", "false")) == "true",
-        "compression_type": None if compression == "none" else compression,
+        "linger_ms": profile.linger_ms,
+        "acks": profile.acks if profile.acks == "all" else int(profile.acks),
+        "enable_idempotence": profile.enable_idempotence,
+        "compression_type": None if profile.compression == "none" else profile.compression,
     }
-    if producer["enable_idempotence"] and acks != "all":
-        sys.exit(
-            f"faststream: BENCH_ACKS `{acks}` does not go with BENCH_ENABLE_IDEMPOTENCE true "
-            "(an idempotent producer needs acks all)"
-        )
     return consumer, producer
 
 
@@ -268,21 +223,6 @@ class Committer:
             print(f"faststream: the last offset commit failed: {error!r}", file=sys.stderr, flush=True)
 
 
-def enrich(event):
-    """The output record: what verification needs plus the derived fields."""
-    ratio = event["latency_ms"] / event["sla_ms"]
-    return {
-        "seq": event["seq"],
-        "ts_us": event["ts_us"],
-        "region": event["region"],
-        "service": event["service"],
-        "latency_ms": event["latency_ms"],
-        "sla_ms": event["sla_ms"],
-        "latency_ratio": ratio,
-        "sla_status": "breach" if ratio > 1 else "ok",
-    }
-
-
 def raw_values(message):
     """passthrough's decoder: the batch's value bytes as FastStream's parser
     took them from aiokafka, without its default JSON decode."""
@@ -327,8 +267,8 @@ def build():
     if delivery != "at-least-once":
         sys.exit(f"faststream: delivery `{delivery}` is not offered (at-least-once only)")
     consumer_config, producer_config = client_profile()
-    settings = engine_settings()
-    committer = Committer(env_int("BENCH_COMMIT_INTERVAL_MS", 1))
+    settings = env.settings(SETTINGS)
+    committer = Committer(env.integer("BENCH_COMMIT_INTERVAL_MS", 1))
     output_topic = env("BENCH_OUTPUT_TOPIC")
     broker = KafkaBroker(
         env("BENCH_BOOTSTRAP"),
@@ -381,7 +321,7 @@ def build():
         @subscriber
         async def stateless(events: list[dict], msg: KafkaMessage) -> None:
             try:
-                acks = await publish([enrich(e) for e in events if e["region"].startswith("eu-")])
+                acks = await publish([enrich(e) for e in events if is_kept(e)])
             except Exception:
                 fail("a batch failed:\n" + traceback.format_exc())
             committer.handed(msg.raw_message, acks)

@@ -34,36 +34,14 @@ import tempfile
 
 import pathway as pw
 
+# The Python apps' shared helpers: products/common/python/bench_common.py.
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "common", "python")))
+from bench_common import KEPT_REGION_PREFIX, BenchEnv, ClientProfile, librdkafka_effective  # noqa: E402
+
 READY_LINE = "pathway ready"
 CONFIG_LINE = "effective client config: "
 
-COMPRESSIONS = ("none", "gzip", "snappy", "lz4", "zstd")
-
-
-def env(name):
-    value = os.environ.get(name)
-    if not value:
-        sys.exit(f"pathway: {name} is not set (the suite sets it)")
-    return value
-
-
-def env_int(name, minimum):
-    value = env(name)
-    try:
-        number = int(value)
-    except ValueError:
-        sys.exit(f"pathway: {name} `{value}` is not an integer")
-    if number < minimum:
-        sys.exit(f"pathway: {name} `{value}` is below {minimum}")
-    return number
-
-
-def env_choice(name, choices):
-    value = env(name)
-    if value not in choices:
-        sys.exit(f"pathway: {name} `{value}` is not one of {', '.join(choices)}")
-    return value
-
+env = BenchEnv("pathway")
 
 # The product.yaml `settings:` keys this app applies (BENCH_SETTINGS).
 SETTINGS = ("autocommit_duration_ms",)
@@ -71,25 +49,6 @@ SETTINGS = ("autocommit_duration_ms",)
 # The engine time of the readiness row: above 1, since times 0 and 1 are
 # those Pathway gives replayed (persisted) data and pw.io.subscribe skips.
 READY_TIME = 2
-
-
-def engine_settings():
-    """The product.yaml `settings:` map (BENCH_SETTINGS, JSON), checked."""
-    try:
-        settings = json.loads(os.environ.get("BENCH_SETTINGS") or "{}")
-    except json.JSONDecodeError as error:
-        sys.exit(f"pathway: BENCH_SETTINGS is not JSON: {error}")
-    if not isinstance(settings, dict):
-        sys.exit("pathway: BENCH_SETTINGS is not a JSON object")
-    unknown = sorted(set(settings) - set(SETTINGS))
-    if unknown:
-        sys.exit(f"pathway: BENCH_SETTINGS has keys this app does not apply: {', '.join(unknown)}")
-    if "autocommit_duration_ms" not in settings:
-        sys.exit("pathway: BENCH_SETTINGS has no autocommit_duration_ms (product.yaml `settings:`)")
-    minibatch = settings["autocommit_duration_ms"]
-    if isinstance(minibatch, bool) or not isinstance(minibatch, int) or minibatch < 1:
-        sys.exit(f"pathway: autocommit_duration_ms `{minibatch}` is not an integer of at least 1")
-    return settings
 
 
 class ReadyRow(pw.Schema):
@@ -117,21 +76,23 @@ def main():
     if delivery != "at-least-once":
         sys.exit(f"pathway: BENCH_DELIVERY `{delivery}` is not offered (at-least-once only)")
     bootstrap = env("BENCH_BOOTSTRAP")
-    commit_interval_ms = env_int("BENCH_COMMIT_INTERVAL_MS", 1)
+    commit_interval_ms = env.integer("BENCH_COMMIT_INTERVAL_MS", 1)
+    group_id = env("BENCH_GROUP_ID")
+    profile = ClientProfile.from_env(env, static_member=True)
     consumer = {
         "bootstrap.servers": bootstrap,
-        "group.id": env("BENCH_GROUP_ID"),
+        "group.id": group_id,
         "auto.offset.reset": "earliest",
         "isolation.level": "read_committed",
-        "fetch.min.bytes": str(env_int("BENCH_FETCH_MIN_BYTES", 1)),
-        "fetch.wait.max.ms": str(env_int("BENCH_FETCH_MAX_WAIT_MS", 0)),
-        "max.partition.fetch.bytes": str(env_int("BENCH_MAX_PARTITION_FETCH_BYTES", 1)),
+        "fetch.min.bytes": str(profile.fetch_min_bytes),
+        "fetch.wait.max.ms": str(profile.fetch_max_wait_ms),
+        "max.partition.fetch.bytes": str(profile.max_partition_fetch_bytes),
         # Pathway's streaming reader subscribes (group management): a static
         # member of the run's group, so a process restarted after a kill
         # rejoins under the same instance id and gets its partition back at
         # once. One worker, so one consumer carries this instance id.
-        "group.instance.id": env("BENCH_GROUP_INSTANCE_ID"),
-        "session.timeout.ms": str(env_int("BENCH_SESSION_TIMEOUT_MS", 1)),
+        "group.instance.id": profile.group_instance_id,
+        "session.timeout.ms": str(profile.session_timeout_ms),
         # The group's committed offsets come from librdkafka's auto-commit of
         # this consumer (Pathway's reader commits none itself).
         "enable.auto.commit": "true",
@@ -139,18 +100,14 @@ def main():
     }
     producer = {
         "bootstrap.servers": bootstrap,
-        "linger.ms": str(env_int("BENCH_LINGER_MS", 0)),
-        "acks": env_choice("BENCH_ACKS", ("all", "1", "0")),
-        "enable.idempotence": env_choice("BENCH_ENABLE_IDEMPOTENCE", ("true", "false")),
-        "compression.type": env_choice("BENCH_COMPRESSION", COMPRESSIONS),
+        "linger.ms": str(profile.linger_ms),
+        "acks": profile.acks,
+        "enable.idempotence": "true" if profile.enable_idempotence else "false",
+        "compression.type": profile.compression,
     }
-    if producer["enable.idempotence"] == "true" and producer["acks"] != "all":
-        sys.exit(
-            f"pathway: BENCH_ACKS `{producer['acks']}` does not go with an idempotent producer "
-            "(BENCH_ENABLE_IDEMPOTENCE true), which needs acks all"
-        )
+    profile.check_idempotence(env)
 
-    settings = engine_settings()
+    settings = env.settings(SETTINGS)
     minibatch_ms = settings["autocommit_duration_ms"]
     events = pw.io.kafka.read(
         consumer,
@@ -160,7 +117,7 @@ def main():
         autocommit_duration_ms=minibatch_ms,
         name="input",
     )
-    kept = events.filter(pw.this.region.str.startswith("eu-"))
+    kept = events.filter(pw.this.region.str.startswith(KEPT_REGION_PREFIX))
     enriched = kept.with_columns(latency_ratio=pw.this.latency_ms / pw.this.sla_ms)
     enriched = enriched.with_columns(
         sla_status=pw.if_else(pw.this.latency_ratio > 1, "breach", "ok")
@@ -197,13 +154,7 @@ def main():
     )
 
     effective = {
-        "fetch_min_bytes": int(consumer["fetch.min.bytes"]),
-        "fetch_max_wait_ms": int(consumer["fetch.wait.max.ms"]),
-        "max_partition_fetch_bytes": int(consumer["max.partition.fetch.bytes"]),
-        "linger_ms": int(producer["linger.ms"]),
-        "acks": producer["acks"],
-        "enable_idempotence": producer["enable.idempotence"] == "true",
-        "compression": producer["compression.type"],
+        **librdkafka_effective(consumer, producer),
         "session_timeout_ms": int(consumer["session.timeout.ms"]),
         "commit_interval_ms": commit_interval_ms,
         "engine": {"autocommit_duration_ms": minibatch_ms},
@@ -233,7 +184,7 @@ def main():
     # no license key; OPERATOR_PERSISTING does) on the local file system, one
     # folder per consumer group, so a restarted process resumes from its last
     # snapshot rather than from the group's offsets.
-    state_dir = os.path.join(tempfile.gettempdir(), "pathway-state-" + env("BENCH_GROUP_ID"))
+    state_dir = os.path.join(tempfile.gettempdir(), "pathway-state-" + group_id)
     pw.run(
         monitoring_level=pw.MonitoringLevel.NONE,
         persistence_config=pw.persistence.Config(

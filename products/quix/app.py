@@ -38,38 +38,17 @@ from quixstreams import Application
 from quixstreams.kafka.exceptions import KafkaConsumerException
 from quixstreams.dataframe.windows import Count, Max, Sum
 
+# The Python apps' shared helpers: products/common/python/bench_common.py.
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "common", "python")))
+from bench_common import BenchEnv, ClientProfile, enrich, is_kept, librdkafka_effective  # noqa: E402
+
 READY_LINE = "quix ready"
 CONFIG_LINE = "effective client config: "
 
-COMPRESSIONS = ("none", "gzip", "snappy", "lz4", "zstd")
+env = BenchEnv("quix")
 
 # windowed-lowcard: tumbling windows of 1 s, no grace (allowed lateness 0).
 WINDOW_MS = 1000
-
-
-def env(name):
-    value = os.environ.get(name)
-    if not value:
-        sys.exit(f"quix: {name} is not set (the suite sets it)")
-    return value
-
-
-def env_int(name, minimum):
-    value = env(name)
-    try:
-        number = int(value)
-    except ValueError:
-        sys.exit(f"quix: {name} `{value}` is not an integer")
-    if number < minimum:
-        sys.exit(f"quix: {name} `{value}` is below {minimum}")
-    return number
-
-
-def env_choice(name, choices):
-    value = env(name)
-    if value not in choices:
-        sys.exit(f"quix: {name} `{value}` is not one of {', '.join(choices)}")
-    return value
 
 
 def client_profile():
@@ -80,21 +59,22 @@ def client_profile():
     as a static member (group.instance.id, session.timeout.ms), so a process
     restarted after a kill gets its partition back at once.
     """
+    profile = ClientProfile.from_env(env, static_member=True)
     consumer = {
-        "fetch.min.bytes": env_int("BENCH_FETCH_MIN_BYTES", 1),
-        "fetch.wait.max.ms": env_int("BENCH_FETCH_MAX_WAIT_MS", 0),
-        "max.partition.fetch.bytes": env_int("BENCH_MAX_PARTITION_FETCH_BYTES", 1),
+        "fetch.min.bytes": profile.fetch_min_bytes,
+        "fetch.wait.max.ms": profile.fetch_max_wait_ms,
+        "max.partition.fetch.bytes": profile.max_partition_fetch_bytes,
         "isolation.level": "read_committed",
-        "group.instance.id": env("BENCH_GROUP_INSTANCE_ID"),
-        "session.timeout.ms": env_int("BENCH_SESSION_TIMEOUT_MS", 1),
+        "group.instance.id": profile.group_instance_id,
+        "session.timeout.ms": profile.session_timeout_ms,
     }
     producer = {
-        "linger.ms": env_int("BENCH_LINGER_MS", 0),
-        "acks": env_choice("BENCH_ACKS", ("all", "1", "0")),
-        "enable.idempotence": env_choice("BENCH_ENABLE_IDEMPOTENCE", ("true", "false")) == "true",
-        "compression.type": env_choice("BENCH_COMPRESSION", COMPRESSIONS),
+        "linger.ms": profile.linger_ms,
+        "acks": profile.acks,
+        "enable.idempotence": profile.enable_idempotence,
+        "compression.type": profile.compression,
     }
-    return consumer, producer
+    return profile, consumer, producer
 
 
 def effective_config(app):
@@ -104,15 +84,8 @@ def effective_config(app):
     exactly-once, the transactional producer's retry backoff too."""
     consumer = app._consumer._consumer_config
     producer = app._producer._producer._producer_config
-    acks = str(producer["acks"])
     effective = {
-        "fetch_min_bytes": int(consumer["fetch.min.bytes"]),
-        "fetch_max_wait_ms": int(consumer["fetch.wait.max.ms"]),
-        "max_partition_fetch_bytes": int(consumer["max.partition.fetch.bytes"]),
-        "linger_ms": int(producer["linger.ms"]),
-        "acks": "all" if acks == "-1" else acks,
-        "enable_idempotence": str(producer["enable.idempotence"]).lower() == "true",
-        "compression": str(producer["compression.type"]),
+        **librdkafka_effective(consumer, producer),
         "commit_interval_ms": round(app.config.commit_interval * 1000),
         "session_timeout_ms": int(consumer["session.timeout.ms"]),
     }
@@ -122,27 +95,12 @@ def effective_config(app):
     return effective
 
 
-def enrich(event):
-    """The output record: what verification needs plus the derived fields."""
-    ratio = event["latency_ms"] / event["sla_ms"]
-    return {
-        "seq": event["seq"],
-        "ts_us": event["ts_us"],
-        "region": event["region"],
-        "service": event["service"],
-        "latency_ms": event["latency_ms"],
-        "sla_ms": event["sla_ms"],
-        "latency_ratio": ratio,
-        "sla_status": "breach" if ratio > 1 else "ok",
-    }
-
-
 def stateless(app, input_topic, output_topic):
     """eu-* events, enriched, one JSON object each."""
     source = app.topic(input_topic, value_deserializer="json")
     sink = app.topic(output_topic, value_serializer="json")
     sdf = app.dataframe(source)
-    sdf = sdf.filter(lambda event: event["region"].startswith("eu-"))
+    sdf = sdf.filter(is_kept)
     sdf = sdf.apply(enrich)
     sdf.to_topic(sink)
 
@@ -246,26 +204,21 @@ def main():
     guarantee = {"at-least-once": "at-least-once", "exactly-once": "exactly-once"}.get(delivery)
     if guarantee is None:
         sys.exit(f"quix: BENCH_DELIVERY `{delivery}` is not a delivery mode")
-    consumer_config, producer_config = client_profile()
-    commit_interval_ms = env_int("BENCH_COMMIT_INTERVAL_MS", 0)
+    profile, consumer_config, producer_config = client_profile()
+    commit_interval_ms = env.integer("BENCH_COMMIT_INTERVAL_MS", 0)
     if guarantee == "exactly-once":
         producer_config["transactional.id"] = env("BENCH_TRANSACTIONAL_ID")
         # The suite's one rule for every exactly-once line: the transactional
         # producer's retry backoff (librdkafka's retry.backoff.ms, and
         # retry.backoff.max.ms, the cap of its exponential growth, set to the
         # same value) is BENCH_TRANSACTION_RETRY_BACKOFF_MS.
-        backoff = env_int("BENCH_TRANSACTION_RETRY_BACKOFF_MS", 1)
+        backoff = env.integer("BENCH_TRANSACTION_RETRY_BACKOFF_MS", 1)
         producer_config["retry.backoff.ms"] = backoff
         producer_config["retry.backoff.max.ms"] = backoff
     # librdkafka refuses an idempotent producer without acks=all; Quix makes
     # the transactional producer of exactly-once idempotent whatever the
     # profile says.
-    idempotent = producer_config["enable.idempotence"] or guarantee == "exactly-once"
-    if idempotent and producer_config["acks"] != "all":
-        sys.exit(
-            f"quix: BENCH_ACKS `{producer_config['acks']}` does not go with an idempotent producer "
-            "(BENCH_ENABLE_IDEMPOTENCE true, or exactly-once), which needs acks all"
-        )
+    profile.check_idempotence(env, exactly_once=guarantee == "exactly-once")
     # Quix keeps state (RocksDB) under state_dir, even when the pipeline has
     # none; a folder per run keeps the product folder clean, and a restarted
     # run rebuilds its window state from the changelog topic.

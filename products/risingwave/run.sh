@@ -10,46 +10,11 @@ bin=$1
 dir=$2
 port=4566
 
-# The suite's client profile. Each variable must be set and valid; the
-# message names the one that is not.
-need() {
-  eval "value=\${$1:-}"
-  if [ -z "$value" ]; then
-    echo "risingwave: $1 is not set (the suite sets it)" >&2
-    exit 1
-  fi
-}
-need_int() {
-  need "$1"
-  case "$value" in
-    *[!0-9]*) echo "risingwave: $1 \`$value\` is not an integer >= $2" >&2; exit 1 ;;
-  esac
-  if [ "$value" -lt "$2" ]; then
-    echo "risingwave: $1 \`$value\` is below $2" >&2
-    exit 1
-  fi
-}
-need_choice() {
-  name=$1
-  shift
-  need "$name"
-  for choice in "$@"; do
-    [ "$value" = "$choice" ] && return 0
-  done
-  echo "risingwave: $name \`$value\` is not one of $*" >&2
-  exit 1
-}
-need_int BENCH_FETCH_MIN_BYTES 1; fetch_min_bytes=$value
-need_int BENCH_FETCH_MAX_WAIT_MS 0; fetch_max_wait_ms=$value
-need_int BENCH_MAX_PARTITION_FETCH_BYTES 1; max_partition_fetch_bytes=$value
-need_int BENCH_LINGER_MS 0; linger_ms=$value
-need_choice BENCH_ACKS all 1 0; acks=$value
-need_choice BENCH_ENABLE_IDEMPOTENCE true false; idempotence=$value
-need_choice BENCH_COMPRESSION none gzip snappy lz4 zstd; compression=$value
-if [ "$idempotence" = true ] && [ "$acks" != all ]; then
-  echo "risingwave: BENCH_ACKS \`$acks\` does not go with BENCH_ENABLE_IDEMPOTENCE true (an idempotent producer needs acks all)" >&2
-  exit 1
-fi
+# The suite's client profile and the BENCH_* readers (need, need_int, ...).
+bench_product=risingwave
+. "$dir/../common/sh/bench_env.sh"
+read_client_profile
+check_idempotence "BENCH_ENABLE_IDEMPOTENCE true"
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/risingwave-run-XXXXXX")
 "$bin" single_node --store-directory "$work/store" >&2 &
@@ -78,7 +43,6 @@ sed -e "s|@BOOTSTRAP@|$BENCH_BOOTSTRAP|g" \
 psql -h 127.0.0.1 -p "$port" -d dev -U root -v ON_ERROR_STOP=1 -q -f "$work/pipeline.sql" >&2
 # What this script passed to RisingWave (RisingWave does not report its
 # clients' configuration back), before the readiness line.
-printf 'effective client config: {"fetch_min_bytes": %s, "fetch_max_wait_ms": %s, "max_partition_fetch_bytes": %s, "linger_ms": %s, "acks": "%s", "enable_idempotence": %s, "compression": "%s"}\n' \
-  "$fetch_min_bytes" "$fetch_max_wait_ms" "$max_partition_fetch_bytes" "$linger_ms" "$acks" "$idempotence" "$compression"
+print_client_config
 echo "risingwave ready"
 wait "$child"

@@ -38,10 +38,14 @@ import sys
 import tempfile
 import threading
 
+# The Python apps' shared helpers: products/common/python/bench_common.py.
+sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "common", "python")))
+import bench_common  # noqa: E402
+from bench_common import KEPT_REGION_PREFIX, BenchEnv, ClientProfile  # noqa: E402
+
 READY_LINE = "spark ready"
 CONFIG_LINE = "effective client config: "
 
-COMPRESSIONS = ("none", "gzip", "snappy", "lz4", "zstd")
 TRIGGERS = ("micro-batch", "real-time")
 # Spark's own floor for a real-time batch
 # (spark.sql.streaming.realTimeMode.minBatchDuration's default, 5 s).
@@ -50,47 +54,25 @@ REAL_TIME_MIN_BATCH_MS = 5000
 # commit: a batch's offsets reach the group at most this long after it ends.
 REAL_TIME_COMMIT_POLL_MS = 100
 
-
-def env(name):
-    value = os.environ.get(name)
-    if not value:
-        sys.exit(f"spark: {name} is not set (the suite sets it)")
-    return value
-
-
-def env_int(name, minimum):
-    value = env(name)
-    try:
-        number = int(value)
-    except ValueError:
-        sys.exit(f"spark: {name} `{value}` is not an integer")
-    if number < minimum:
-        sys.exit(f"spark: {name} `{value}` is below {minimum}")
-    return number
-
-
-def env_choice(name, choices):
-    value = env(name)
-    if value not in choices:
-        sys.exit(f"spark: {name} `{value}` is not one of {', '.join(choices)}")
-    return value
+env = BenchEnv("spark")
 
 
 def client_profile():
     """The suite's client profile as the Java client's settings (Spark
     passes its kafka.-prefixed options on to kafka-clients without the
     prefix)."""
+    profile = ClientProfile.from_env(env)
     consumer = {
-        "fetch.min.bytes": str(env_int("BENCH_FETCH_MIN_BYTES", 1)),
-        "fetch.max.wait.ms": str(env_int("BENCH_FETCH_MAX_WAIT_MS", 0)),
-        "max.partition.fetch.bytes": str(env_int("BENCH_MAX_PARTITION_FETCH_BYTES", 1)),
+        "fetch.min.bytes": str(profile.fetch_min_bytes),
+        "fetch.max.wait.ms": str(profile.fetch_max_wait_ms),
+        "max.partition.fetch.bytes": str(profile.max_partition_fetch_bytes),
         "isolation.level": "read_committed",
     }
     producer = {
-        "linger.ms": str(env_int("BENCH_LINGER_MS", 0)),
-        "acks": env_choice("BENCH_ACKS", ("all", "1", "0")),
-        "enable.idempotence": env_choice("BENCH_ENABLE_IDEMPOTENCE", ("true", "false")),
-        "compression.type": env_choice("BENCH_COMPRESSION", COMPRESSIONS),
+        "linger.ms": str(profile.linger_ms),
+        "acks": profile.acks,
+        "enable.idempotence": "true" if profile.enable_idempotence else "false",
+        "compression.type": profile.compression,
     }
     return consumer, producer
 
@@ -208,7 +190,7 @@ def stateless(source):
     )
     events = source.select(F.from_json(F.col("value").cast("string"), schema).alias("e")).select("e.*")
     ratio = F.col("latency_ms") / F.col("sla_ms")
-    enriched = events.where(F.col("region").startswith("eu-")).select(
+    enriched = events.where(F.col("region").startswith(KEPT_REGION_PREFIX)).select(
         "seq", "ts_us", "region", "service", "latency_ms", "sla_ms",
         ratio.alias("latency_ratio"),
         F.when(ratio > 1, F.lit("breach")).otherwise(F.lit("ok")).alias("sla_status"),
@@ -277,7 +259,7 @@ def main():
         sys.exit("spark: settings.batch_duration_ms applies to the real-time trigger only")
     bootstrap = env("BENCH_BOOTSTRAP")
     group = env("BENCH_GROUP_ID")
-    commit_interval_ms = env_int("BENCH_COMMIT_INTERVAL_MS", 1)
+    commit_interval_ms = env.integer("BENCH_COMMIT_INTERVAL_MS", 1)
     consumer, producer = client_profile()
     batch_ms = real_time_batch_ms(settings) if trigger == "real-time" else None
     # Real-time mode's batches may not be shorter than this (Spark refuses
@@ -321,6 +303,10 @@ def main():
     if min_batch_ms is not None and min_batch_ms < REAL_TIME_MIN_BATCH_MS:
         builder = builder.config("spark.sql.streaming.realTimeMode.minBatchDuration", str(min_batch_ms))
     spark = builder.getOrCreate()
+    # Python workers (started for Python UDFs, none in this query) run
+    # outside this process and do not see its sys.path: the shared module
+    # goes to them as a Spark file, which each worker puts on its path.
+    spark.sparkContext.addPyFile(bench_common.__file__)
     jvm = spark.sparkContext._jvm
 
     stop = threading.Event()

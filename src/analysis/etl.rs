@@ -9,11 +9,11 @@ use hdrhistogram::serialization::Deserializer;
 use hdrhistogram::Histogram;
 use serde::Deserialize;
 
-use crate::clickhouse::client::{EventRow, RawRow};
 use crate::config::Delivery;
 use crate::gendata::avro::{self, AvroEncoder};
 use crate::gendata::schedule::Schedule;
 use crate::gendata::Event;
+use crate::model::sink_rows::{EventRow, RawRow};
 use crate::results::{Verification, VerificationVerdict};
 
 /// Whether the avro-etl workload makes a row of `event`.

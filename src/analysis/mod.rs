@@ -5,10 +5,10 @@
 
 pub mod etl;
 pub mod flow_checks;
-pub mod interval;
 pub mod judge;
 pub mod latency_over_time;
 pub mod paired;
+pub mod rig_multiples;
 pub mod sanity;
 pub mod steady;
 pub mod window;

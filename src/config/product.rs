@@ -2,12 +2,11 @@
 //! its delivery lines and the characteristics the report shows.
 
 use std::collections::BTreeMap;
-use std::fmt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{load_yaml, ConfigError, CLIENT_KEYS};
+use super::{load_yaml, ConfigError, Delivery, CLIENT_KEYS};
 
 /// One product under test, as its product.yaml describes it.
 #[derive(Debug, Clone, Deserialize)]
@@ -78,44 +77,6 @@ pub struct ExpertProfile {
     /// Why the experts' settings are the uniform profile's, when they are.
     #[serde(default)]
     pub unchanged: Option<String>,
-}
-
-/// Which settings a run's product was configured with.
-#[derive(
-    Debug,
-    Clone,
-    Copy,
-    Default,
-    PartialEq,
-    Eq,
-    PartialOrd,
-    Ord,
-    Hash,
-    Serialize,
-    Deserialize,
-    clap::ValueEnum,
-)]
-#[serde(rename_all = "lowercase")]
-pub enum Profile {
-    /// bench.yaml's client profile and each product's own settings, the
-    /// same rules for every line.
-    #[default]
-    Uniform,
-    /// Each product's `expert:` section over the uniform profile.
-    Expert,
-}
-
-impl Profile {
-    pub fn is_uniform(&self) -> bool {
-        *self == Profile::Uniform
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Profile::Uniform => "uniform",
-            Profile::Expert => "expert",
-        }
-    }
 }
 
 /// The key a product excuses in `client_exceptions` when it commits on a
@@ -212,47 +173,6 @@ pub struct Line {
     /// line's name wherever the page names it.
     #[serde(default)]
     pub qualifier: Option<String>,
-}
-
-/// The delivery guarantee of a line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Delivery {
-    AtLeastOnce,
-    ExactlyOnce,
-}
-
-impl Delivery {
-    /// The `--mode` spelling.
-    pub fn short(self) -> &'static str {
-        match self {
-            Delivery::AtLeastOnce => "alos",
-            Delivery::ExactlyOnce => "eos",
-        }
-    }
-
-    /// The spelling in results and in BENCH_DELIVERY.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Delivery::AtLeastOnce => "at-least-once",
-            Delivery::ExactlyOnce => "exactly-once",
-        }
-    }
-
-    /// Parses either spelling.
-    pub fn parse(text: &str) -> Option<Delivery> {
-        match text {
-            "alos" | "at-least-once" => Some(Delivery::AtLeastOnce),
-            "eos" | "exactly-once" => Some(Delivery::ExactlyOnce),
-            _ => None,
-        }
-    }
-}
-
-impl fmt::Display for Delivery {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
-    }
 }
 
 /// What the report's characteristics table says of a product.

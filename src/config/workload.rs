@@ -1,14 +1,13 @@
 //! `workloads/*.yaml`: what a workload does, named by what it does, for
 //! people and the report. What the suite runs and checks is the workload's
-//! implementation (`crate::workloads`), found by the same name. Workloads
-//! know nothing of products.
+//! implementation (`crate::workloads`), found by the same name when the
+//! suite is loaded. Workloads know nothing of products.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{key_line, load_yaml, read_text, ConfigError};
-use crate::workloads::{self, Implementation, Output, TopicOutput};
+use super::{load_yaml, ConfigError};
 
 /// One workload: its topics and the operators every product implements.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -26,6 +25,9 @@ pub struct Workload {
     pub sink: Option<TableSink>,
     /// The operator chain, in order: drawn in the report, implemented by products.
     pub operators: Vec<Operator>,
+    /// The file it was read from, for errors about it.
+    #[serde(skip)]
+    pub path: PathBuf,
 }
 
 /// A workload whose output lands in ClickHouse, in a table of each run's
@@ -95,83 +97,34 @@ pub struct Operator {
 
 impl Workload {
     /// Reads and checks one workload file: its name must match the file
-    /// name and have an implementation, whose input and output it must
-    /// describe.
+    /// name, and it gives an output topic or a sink table. Whether the suite
+    /// implements it is checked where the suite is loaded
+    /// (`workloads::check_suite`).
     pub fn from_file(path: &Path) -> Result<Workload, ConfigError> {
-        let workload: Workload = load_yaml(path)?;
-        let at = |key: &str, message: String| -> ConfigError {
-            let line = read_text(path)
-                .ok()
-                .and_then(|text| key_line(&text, key))
-                .unwrap_or(1);
-            ConfigError::Value {
-                path: path.to_path_buf(),
-                line,
-                message,
-            }
-        };
+        let mut workload: Workload = load_yaml(path)?;
+        workload.path = path.to_path_buf();
         let stem = path.file_stem().and_then(|s| s.to_str()).unwrap_or("");
         if workload.name != stem {
-            return Err(at(
+            return Err(workload.error_at(
                 "name",
                 format!("name `{}` must match the file name `{stem}`", workload.name),
             ));
         }
-        let Some(implementation) = workloads::find(&workload.name) else {
-            return Err(at(
-                "name",
-                format!(
-                    "workload `{}` has no implementation in the suite (implemented: {}); \
-                     add one in src/workloads/ (docs/workloads.md)",
-                    workload.name,
-                    workloads::names().join(", ")
-                ),
-            ));
-        };
-        if workload.input.encoding != implementation.input() {
-            return Err(at(
-                "input",
-                format!(
-                    "the implementation of `{}` writes {} input, not {}",
-                    workload.name,
-                    implementation.input().as_str(),
-                    workload.input.encoding.as_str()
-                ),
-            ));
-        }
-        match (&workload.output, &workload.sink, implementation.output()) {
-            (Some(_), Some(_), _) => {
-                return Err(at("sink", "give `output` or `sink`, not both".to_string()))
+        match (&workload.output, &workload.sink) {
+            (Some(_), Some(_)) => {
+                return Err(workload.error_at("sink", "give `output` or `sink`, not both".into()))
             }
-            (None, None, _) => {
-                return Err(at(
+            (None, None) => {
+                return Err(workload.error_at(
                     "name",
-                    "give `output` (a topic) or `sink` (a ClickHouse table)".to_string(),
-                ))
-            }
-            (Some(_), None, Output::Table) => {
-                return Err(at(
-                    "output",
-                    format!(
-                        "`{}` writes a table: give `sink`, not `output`",
-                        workload.name
-                    ),
-                ))
-            }
-            (None, Some(_), Output::Topic(_)) => {
-                return Err(at(
-                    "sink",
-                    format!(
-                        "`{}` writes a topic: give `output`, not `sink`",
-                        workload.name
-                    ),
+                    "give `output` (a topic) or `sink` (a ClickHouse table)".into(),
                 ))
             }
             _ => {}
         }
         let output_partitions = workload.output.as_ref().map_or(1, |o| o.partitions);
         if workload.input.partitions < 1 || output_partitions < 1 {
-            return Err(at(
+            return Err(workload.error_at(
                 "partitions",
                 "topics need at least one partition".to_string(),
             ));
@@ -179,19 +132,9 @@ impl Workload {
         Ok(workload)
     }
 
-    /// The code that runs and checks this workload. Every loaded workload has
-    /// one ([`Workload::from_file`] refuses the others).
-    pub fn implementation(&self) -> &'static dyn Implementation {
-        workloads::find(&self.name).expect("Workload::from_file checks the implementation")
-    }
-
-    /// What a topic-writing workload owes and how it is checked; `None` for
-    /// a workload that writes a table.
-    pub fn topic_output(&self) -> Option<&'static dyn TopicOutput> {
-        match self.implementation().output() {
-            Output::Topic(output) => Some(output),
-            Output::Table => None,
-        }
+    /// An error about this workload's value of `key`, at the line that sets it.
+    pub fn error_at(&self, key: &str, message: String) -> ConfigError {
+        ConfigError::at_key(&self.path, key, message)
     }
 
     /// The output topic's spec; a sink workload has none.

@@ -20,10 +20,10 @@ use rdkafka::config::ClientConfig;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::producer::{BaseRecord, DeliveryResult, Producer, ProducerContext, ThreadedProducer};
 use rdkafka::ClientContext;
-use serde::{Deserialize, Serialize};
 
 use crate::clock::{now_us, sleep_until_us};
 use crate::handoff::{WindowAnnouncement, WindowSource, WindowWatch};
+pub use crate::model::gendata::GendataSummary;
 pub use event::Event;
 use schedule::Schedule;
 
@@ -105,32 +105,6 @@ impl GendataPlan {
         }
         args
     }
-}
-
-/// What gendata reports when it stops.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct GendataSummary {
-    /// Records handed to the producer.
-    pub records_sent: u64,
-    /// Records whose delivery the broker confirmed.
-    pub records_acked: u64,
-    /// Records the broker refused (a non-zero count fails the run).
-    pub delivery_errors: u64,
-    /// Records whose intended send time fell in the measurement window.
-    pub window_records: u64,
-    /// The first sequence number of the window (records before it are warm-up).
-    pub window_first_seq: u64,
-    /// records_sent / seconds from the schedule start to the last send.
-    pub achieved_rate: f64,
-    /// 99th percentile of lateness, ms: the broker's acknowledgement of a
-    /// window record minus its slot (its send time when unpaced).
-    pub behind_p99_ms: f64,
-    /// The largest such lateness, ms.
-    pub behind_max_ms: f64,
-    /// Window records whose lateness was timed (acknowledged ones); 0 in
-    /// records written before lateness was taken at acknowledgement.
-    #[serde(default)]
-    pub behind_count: u64,
 }
 
 /// A record's slot, carried to its delivery report as the delivery opaque:
@@ -301,19 +275,7 @@ pub fn run(plan: &GendataPlan) -> Result<()> {
     'outer: loop {
         let now = now_us();
         if account.window.is_none() {
-            if let Some(window) = watch.poll(now)? {
-                if now > window.start_us {
-                    eprintln!(
-                        "gendata: the window was announced {} ms after its start; \
-                         records sent before then are not counted in it",
-                        (now - window.start_us) / 1000
-                    );
-                }
-                tally
-                    .window_start_us
-                    .store(window.start_us, Ordering::Relaxed);
-                account.learn(window);
-            }
+            look_for_window(&mut watch, &mut account, &tally, now)?;
         }
         let stop_us = account.stop_us();
         if now >= stop_us {
@@ -329,17 +291,7 @@ pub fn run(plan: &GendataPlan) -> Result<()> {
             if slot >= stop_us {
                 break 'outer;
             }
-            let stamp = match avro.as_mut() {
-                Some(encoder) => {
-                    encoder.encode(plan.seed, seq, slot, &mut payload)?;
-                    Some(AvroStamp::of(seq, slot))
-                }
-                None => {
-                    payload.clear();
-                    serde_json::to_writer(&mut payload, &Event::generate(plan.seed, seq, slot))?;
-                    None
-                }
-            };
+            let stamp = encode(plan.seed, avro.as_mut(), seq, slot, &mut payload)?;
             let opaque = slot_opaque(plan.start_us, slot);
             send(&producer, &plan.topic, &payload, stamp.as_ref(), opaque)?;
             last_send_us = now_us();
@@ -361,22 +313,66 @@ pub fn run(plan: &GendataPlan) -> Result<()> {
         .flush(Duration::from_secs(30))
         .context("gendata: flushing the last records")?;
     let elapsed_s = ((last_send_us - plan.start_us).max(1)) as f64 / 1e6;
-    let summary = {
-        // Flushed: every delivery report has arrived, so the lock is free.
-        let lateness = tally.lateness();
-        GendataSummary {
-            records_sent: seq,
-            records_acked: tally.acked.load(Ordering::Relaxed),
-            delivery_errors: tally.failed.load(Ordering::Relaxed),
-            window_records: account.records,
-            window_first_seq: account.first_seq.unwrap_or(seq),
-            achieved_rate: seq as f64 / elapsed_s,
-            behind_p99_ms: lateness.value_at_quantile(0.99) as f64 / 1000.0,
-            behind_max_ms: lateness.max() as f64 / 1000.0,
-            behind_count: lateness.len(),
-        }
+    // Flushed: every delivery report has arrived, so the lock is free.
+    let lateness = tally.lateness();
+    let summary = GendataSummary {
+        records_sent: seq,
+        records_acked: tally.acked.load(Ordering::Relaxed),
+        delivery_errors: tally.failed.load(Ordering::Relaxed),
+        window_records: account.records,
+        window_first_seq: account.first_seq.unwrap_or(seq),
+        achieved_rate: seq as f64 / elapsed_s,
+        behind_p99_ms: lateness.value_at_quantile(0.99) as f64 / 1000.0,
+        behind_max_ms: lateness.max() as f64 / 1000.0,
+        behind_count: lateness.len(),
     };
     crate::handoff::write(plan.summary.as_deref(), &summary)
+}
+
+/// Learns the window once its announcement is there: from then on records
+/// are counted in it and their lateness timed.
+fn look_for_window(
+    watch: &mut WindowWatch,
+    account: &mut WindowAccount,
+    tally: &DeliveryTally,
+    now: i64,
+) -> Result<()> {
+    if let Some(window) = watch.poll(now)? {
+        if now > window.start_us {
+            eprintln!(
+                "gendata: the window was announced {} ms after its start; \
+                 records sent before then are not counted in it",
+                (now - window.start_us) / 1000
+            );
+        }
+        tally
+            .window_start_us
+            .store(window.start_us, Ordering::Relaxed);
+        account.learn(window);
+    }
+    Ok(())
+}
+
+/// Writes record `seq`, due at `slot`, into `payload`: an Avro batch datum
+/// with its stamp, or the event's JSON.
+fn encode(
+    seed: u64,
+    avro: Option<&mut avro::AvroEncoder>,
+    seq: u64,
+    slot: i64,
+    payload: &mut Vec<u8>,
+) -> Result<Option<AvroStamp>> {
+    match avro {
+        Some(encoder) => {
+            encoder.encode(seed, seq, slot, payload)?;
+            Ok(Some(AvroStamp::of(seq, slot)))
+        }
+        None => {
+            payload.clear();
+            serde_json::to_writer(&mut *payload, &Event::generate(seed, seq, slot))?;
+            Ok(None)
+        }
+    }
 }
 
 /// What an Avro message carries besides its datum, so that a product can

@@ -27,43 +27,17 @@ use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::util::Timeout;
 use rdkafka::{Offset, TopicPartitionList};
-use serde::{Deserialize, Serialize};
 
-use super::{ProbePlan, FETCH_WAIT_MS};
+use super::{ProbeLag, ProbePlan, FETCH_WAIT_MS};
 use crate::clock::now_us;
 use crate::handoff::WindowWatch;
 
-/// A run whose probe trailed the output by more than this many ms worth of
-/// output at p99 is flagged `probe-behind`.
-pub const PROBE_BEHIND_LIMIT_MS: f64 = 10.0;
 /// The output's end is read about this often during the window.
 pub(super) const SAMPLE_PERIOD_US: i64 = 100_000;
 /// The probe's fetch wait, in microseconds.
 const FETCH_WAIT_US: i64 = FETCH_WAIT_MS as i64 * 1000;
 /// A read of the output's end is a broker round trip; past this it has failed.
 const QUERY_TIMEOUT: Duration = Duration::from_secs(1);
-
-/// How far the probe's own consumer trailed the output's end during the window.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ProbeLag {
-    /// Comparisons of the probe's position with the output's end, taken in the
-    /// window once some output had been timed (the output rate was known).
-    pub samples: u64,
-    /// The most output records the probe trailed by at one sample.
-    pub trailing_records_max: u64,
-    /// 99th percentile of the trailing records as ms worth of output, at the
-    /// output rate observed in the window up to the sample.
-    pub trailing_p99_ms: f64,
-    /// The largest such ms worth.
-    pub trailing_max_ms: f64,
-    /// Samples lost: reads of the output's end that failed or took over 1 s
-    /// (or, should it ever happen, an unreadable position).
-    pub failed_queries: u64,
-    /// 99th percentile of how long a read of the output's end took, ms.
-    pub query_p99_ms: f64,
-    /// The longest such read, ms.
-    pub query_max_ms: f64,
-}
 
 /// A histogram of microseconds from 1 us to 1 h, 3 significant digits; values
 /// beyond are recorded as 1 h rather than lost.

@@ -33,8 +33,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use base64::Engine;
-use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
+
 use hdrhistogram::Histogram;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
@@ -42,14 +41,13 @@ use rdkafka::message::{BorrowedMessage, Message};
 use rdkafka::producer::{BaseRecord, Producer, ThreadedProducer};
 use rdkafka::Offset;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, Visitor};
-use serde::{Deserialize, Serialize};
 
 use crate::broker::admin::{assign_all, recoverable};
 use crate::clock::{now_us, sleep_until_us};
 use crate::handoff::{WindowAnnouncement, WindowSource, WindowWatch};
+pub use crate::model::probe::{LatencySummary, ProbeLag, ProbeSummary, PROBE_BEHIND_LIMIT_MS};
 use crate::results::LatencySeries;
 use lag::{LagTally, OutputEnds};
-pub use lag::{ProbeLag, PROBE_BEHIND_LIMIT_MS};
 
 /// The line the probe prints once it reads its topics.
 pub const READY_LINE: &str = "probe ready";
@@ -142,34 +140,6 @@ fn stamp_of(payload: &[u8], field: &str) -> Option<i64> {
     StampOf(field).deserialize(&mut deserializer).ok().flatten()
 }
 
-/// Percentiles of one histogram, in milliseconds, with the histogram itself.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct LatencySummary {
-    /// Records that arrived in the window.
-    pub count: u64,
-    pub p50_ms: f64,
-    pub p90_ms: f64,
-    pub p99_ms: f64,
-    pub p999_ms: f64,
-    pub max_ms: f64,
-    /// The whole histogram (microseconds), HdrHistogram V2 + deflate, base64.
-    pub histogram: String,
-}
-
-/// What the probe reports: the product's latency and the setup floor.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct ProbeSummary {
-    pub output: LatencySummary,
-    pub floor: LatencySummary,
-    /// Output records without a readable `ts_us` (counted, not timed).
-    pub unreadable: u64,
-    /// How far the probe's own consumer trailed the output's end.
-    pub lag: ProbeLag,
-    /// The output's latency per interval of the window.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub intervals: Option<LatencySeries>,
-}
-
 /// Latency per interval of a window: one histogram open at a time, since
 /// arrivals come in time order; each interval is summarised as a later
 /// arrival (or the window's end) closes it.
@@ -250,26 +220,6 @@ pub fn new_histogram() -> Histogram<u64> {
     let mut histogram = Histogram::new(3).expect("3 significant digits is valid");
     histogram.auto(true);
     histogram
-}
-
-impl LatencySummary {
-    /// Percentiles of `histogram` (microseconds) in milliseconds.
-    pub fn from_histogram(histogram: &Histogram<u64>) -> Result<LatencySummary> {
-        let ms = |q: f64| histogram.value_at_quantile(q) as f64 / 1000.0;
-        let mut bytes = Vec::new();
-        V2DeflateSerializer::new()
-            .serialize(histogram, &mut bytes)
-            .context("probe: serializing a histogram")?;
-        Ok(LatencySummary {
-            count: histogram.len(),
-            p50_ms: ms(0.5),
-            p90_ms: ms(0.9),
-            p99_ms: ms(0.99),
-            p999_ms: ms(0.999),
-            max_ms: histogram.max() as f64 / 1000.0,
-            histogram: base64::engine::general_purpose::STANDARD.encode(bytes),
-        })
-    }
 }
 
 /// Consumer settings of the probe: read_committed, fetches answered within 10 ms.
@@ -368,22 +318,7 @@ impl Timing<'_> {
 
 /// Runs the probe until the window ends, then prints or writes its summary.
 pub fn run(plan: &ProbePlan) -> Result<()> {
-    let consumer: BaseConsumer = consumer_config(&plan.bootstrap, &format!("{}-probe", plan.topic))
-        .create()
-        .context("probe: creating the consumer")?;
-    assign_all(
-        &consumer,
-        &[&plan.topic, &plan.floor_topic],
-        Offset::Beginning,
-    )
-    .context("probe")?;
-    let output_partitions: Vec<i32> = consumer
-        .assignment()
-        .context("probe: reading its own assignment")?
-        .elements_for_topic(&plan.topic)
-        .iter()
-        .map(|p| p.partition())
-        .collect();
+    let (consumer, output_partitions) = assigned_consumer(plan)?;
     let stop = Arc::new(AtomicBool::new(false));
     let floor_writer = {
         let (bootstrap, topic, stop) = (
@@ -403,8 +338,6 @@ pub fn run(plan: &ProbePlan) -> Result<()> {
         })
     };
     println!("{READY_LINE}");
-
-    let mut watch = WindowWatch::new(plan.window.clone());
     let mut timing = Timing {
         floor_topic: &plan.floor_topic,
         stamp_field: &plan.stamp_field,
@@ -415,43 +348,7 @@ pub fn run(plan: &ProbePlan) -> Result<()> {
         unreadable: 0,
     };
     let mut lag = LagTally::new();
-    let mut pending_ends: Option<OutputEnds> = None;
-    let consumed = loop {
-        // A record returns the poll at once; the timeout only bounds how late
-        // a read of the output's end is compared after it is due.
-        let polled = consumer.poll(Duration::from_millis(10));
-        let arrival = now_us();
-        if timing.window.is_none() {
-            match watch.poll(arrival) {
-                Ok(Some(window)) => timing.learn(window, plan.interval_us, arrival),
-                Ok(None) => {}
-                Err(err) => break Err(err.context("probe: reading its window file")),
-            }
-        }
-        if timing.window.is_some_and(|w| arrival >= w.end_us) {
-            break Ok(());
-        }
-        let timed = match polled {
-            Some(Ok(message)) => timing.time(&message, arrival),
-            Some(Err(err)) if recoverable(&err) => {
-                eprintln!("probe: {err} (the client reconnects by itself)");
-                Ok(())
-            }
-            Some(Err(err)) => Err(err).context("probe: reading"),
-            None => Ok(()),
-        };
-        if let Err(err) = timed {
-            break Err(err);
-        }
-        if let Some(ends) = ends_rx.try_iter().last() {
-            pending_ends = Some(ends);
-        }
-        if let Some(ends) = pending_ends.take_if(|ends| arrival >= ends.due_us()) {
-            if let Err(err) = sample_lag(&consumer, plan, &ends, &mut timing, &mut lag) {
-                break Err(err);
-            }
-        }
-    };
+    let consumed = time_window(&consumer, plan, &ends_rx, &mut timing, &mut lag);
     stop.store(true, Ordering::Relaxed);
     let floor_result = floor_writer
         .join()
@@ -469,6 +366,71 @@ pub fn run(plan: &ProbePlan) -> Result<()> {
         intervals: timing.intervals.map(IntervalLatency::finish),
     };
     crate::handoff::write(plan.summary.as_deref(), &summary)
+}
+
+/// The probe's consumer, assigned every partition of the output and floor
+/// topics from their beginning; the output's partitions.
+fn assigned_consumer(plan: &ProbePlan) -> Result<(BaseConsumer, Vec<i32>)> {
+    let consumer: BaseConsumer = consumer_config(&plan.bootstrap, &format!("{}-probe", plan.topic))
+        .create()
+        .context("probe: creating the consumer")?;
+    assign_all(
+        &consumer,
+        &[&plan.topic, &plan.floor_topic],
+        Offset::Beginning,
+    )
+    .context("probe")?;
+    let output_partitions: Vec<i32> = consumer
+        .assignment()
+        .context("probe: reading its own assignment")?
+        .elements_for_topic(&plan.topic)
+        .iter()
+        .map(|p| p.partition())
+        .collect();
+    Ok((consumer, output_partitions))
+}
+
+/// Times every arrival until the window ends, comparing the probe's
+/// position with the output's end as each read of it falls due.
+fn time_window(
+    consumer: &BaseConsumer,
+    plan: &ProbePlan,
+    ends_rx: &mpsc::Receiver<OutputEnds>,
+    timing: &mut Timing<'_>,
+    lag: &mut LagTally,
+) -> Result<()> {
+    let mut watch = WindowWatch::new(plan.window.clone());
+    let mut pending_ends: Option<OutputEnds> = None;
+    loop {
+        // A record returns the poll at once; the timeout only bounds how late
+        // a read of the output's end is compared after it is due.
+        let polled = consumer.poll(Duration::from_millis(10));
+        let arrival = now_us();
+        if timing.window.is_none() {
+            match watch.poll(arrival) {
+                Ok(Some(window)) => timing.learn(window, plan.interval_us, arrival),
+                Ok(None) => {}
+                Err(err) => return Err(err.context("probe: reading its window file")),
+            }
+        }
+        if timing.window.is_some_and(|w| arrival >= w.end_us) {
+            return Ok(());
+        }
+        match polled {
+            Some(Ok(message)) => timing.time(&message, arrival)?,
+            Some(Err(err)) if recoverable(&err) => {
+                eprintln!("probe: {err} (the client reconnects by itself)");
+            }
+            Some(Err(err)) => return Err(err).context("probe: reading"),
+            None => {}
+        }
+        if let Some(ends) = ends_rx.try_iter().last() {
+            pending_ends = Some(ends);
+        }
+        if let Some(ends) = pending_ends.take_if(|ends| arrival >= ends.due_us()) {
+            sample_lag(consumer, plan, &ends, timing, lag)?;
+        }
+    }
 }
 
 /// Compares the probe's position with `ends`, once what is already buffered
@@ -522,6 +484,7 @@ fn sample_lag(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use base64::Engine;
     use hdrhistogram::serialization::Deserializer;
 
     #[test]

@@ -71,57 +71,9 @@ pub(super) fn chaos_table(order: &[String], records: &[RunRecord]) -> Option<Tab
     any.then_some(table)
 }
 
+/// One chaos run's row: its faults, how it recovered and what its
+/// verification counted.
 fn row(run: &RunRecord, chaos: &Chaos) -> Row {
-    let kills = chaos.kills.len();
-    let mut faults = Vec::new();
-    if kills > 0 {
-        faults.push(format!(
-            "{kills} kill{}{}",
-            if kills == 1 { "" } else { "s" },
-            if chaos.restart { ", restarted" } else { "" }
-        ));
-    }
-    if let Some(b) = &chaos.broker_restart {
-        faults.push(format!("broker restart at {:.0} s", b.at_s));
-    }
-    let kill_times: Vec<String> = chaos
-        .kills
-        .iter()
-        .map(|k| {
-            format!(
-                "{:.1} s: {}",
-                k.at_s,
-                k.recovery_ms.map_or("no output after".into(), ms)
-            )
-        })
-        .collect();
-    let recovered = if kills == 0 {
-        Cell::text("")
-    } else {
-        let cell = Cell::text(format!("{} / {kills}", chaos.kills_survived))
-            .with_title(kill_times.join("; "));
-        if chaos.restart && chaos.kills_survived < kills {
-            cell.with_class("warn")
-        } else {
-            cell
-        }
-    };
-    let broker = match &chaos.broker_restart {
-        Some(b) => {
-            let text = format!(
-                "out {}; output again after {}",
-                ms(b.outage_ms),
-                b.recovery_ms.map_or("never".into(), ms)
-            );
-            let cell = Cell::text(text);
-            if b.recovery_ms.is_none() {
-                cell.with_class("warn")
-            } else {
-                cell
-            }
-        }
-        None => Cell::text(""),
-    };
     let broken = broken_claim(run);
     let count = |value: Option<u64>| match (value, broken) {
         (Some(n), Some(_)) if n > 0 => Cell::text(grouped(n as i64)).with_class("bad"),
@@ -129,28 +81,14 @@ fn row(run: &RunRecord, chaos: &Chaos) -> Row {
         (None, _) => Cell::missing(),
     };
     let v = run.verification.as_ref();
-    let verified = match v {
-        Some(v) if broken.is_some() => Cell::text("exactly-once broken")
-            .with_class("bad")
-            .with_title(v.message.clone()),
-        Some(v) => {
-            let cell = Cell::text(v.verdict.as_str()).with_title(v.message.clone());
-            match v.verdict {
-                VerificationVerdict::Passed => cell.with_class("ok"),
-                VerificationVerdict::Failed => cell.with_class("warn"),
-                VerificationVerdict::Incomplete => cell.with_class("na"),
-            }
-        }
-        None => Cell::text("not verified").with_class("na"),
-    };
     Row::new()
         .set("line", Cell::text(&run.line))
         .set(
             "run",
             Cell::text(date_time(&run.started_at)).with_title(run.run_id.clone()),
         )
-        .set("faults", Cell::text(faults.join(" + ")))
-        .set("recovered", recovered)
+        .set("faults", Cell::text(faults_text(chaos)))
+        .set("recovered", recovered_cell(chaos))
         .set("missing", count(v.map(|v| v.missing)))
         .set("duplicated", count(v.map(|v| v.duplicated)))
         .set(
@@ -165,8 +103,88 @@ fn row(run: &RunRecord, chaos: &Chaos) -> Row {
                 .recovery_max_ms
                 .map_or_else(|| Cell::text(""), |p| Cell::text(ms(p))),
         )
-        .set("broker restart", broker)
-        .set("verified", verified)
+        .set("broker restart", broker_cell(chaos))
+        .set("verified", verified_cell(run, broken.is_some()))
+}
+
+/// The faults injected, in words: `3 kills, restarted + broker restart at 10 s`.
+fn faults_text(chaos: &Chaos) -> String {
+    let kills = chaos.kills.len();
+    let mut faults = Vec::new();
+    if kills > 0 {
+        faults.push(format!(
+            "{kills} kill{}{}",
+            if kills == 1 { "" } else { "s" },
+            if chaos.restart { ", restarted" } else { "" }
+        ));
+    }
+    if let Some(b) = &chaos.broker_restart {
+        faults.push(format!("broker restart at {:.0} s", b.at_s));
+    }
+    faults.join(" + ")
+}
+
+/// How many kills the product came back from, each kill's time and
+/// recovery in the title; a restarted product that did not is a warning.
+fn recovered_cell(chaos: &Chaos) -> Cell {
+    let kills = chaos.kills.len();
+    if kills == 0 {
+        return Cell::text("");
+    }
+    let kill_times: Vec<String> = chaos
+        .kills
+        .iter()
+        .map(|k| {
+            format!(
+                "{:.1} s: {}",
+                k.at_s,
+                k.recovery_ms.map_or("no output after".into(), ms)
+            )
+        })
+        .collect();
+    let cell =
+        Cell::text(format!("{} / {kills}", chaos.kills_survived)).with_title(kill_times.join("; "));
+    if chaos.restart && chaos.kills_survived < kills {
+        cell.with_class("warn")
+    } else {
+        cell
+    }
+}
+
+/// The broker's outage and when output came again; never is a warning.
+fn broker_cell(chaos: &Chaos) -> Cell {
+    let Some(b) = &chaos.broker_restart else {
+        return Cell::text("");
+    };
+    let text = format!(
+        "out {}; output again after {}",
+        ms(b.outage_ms),
+        b.recovery_ms.map_or("never".into(), ms)
+    );
+    let cell = Cell::text(text);
+    if b.recovery_ms.is_none() {
+        cell.with_class("warn")
+    } else {
+        cell
+    }
+}
+
+/// The verification's verdict, or that exactly-once was broken.
+fn verified_cell(run: &RunRecord, broken: bool) -> Cell {
+    match run.verification.as_ref() {
+        Some(v) if broken => Cell::text("exactly-once broken")
+            .with_class("bad")
+            .with_title(v.message.clone()),
+        Some(v) => {
+            let cell = Cell::text(v.verdict.as_str()).with_title(v.message.clone());
+            match v.verdict {
+                VerificationVerdict::Passed => cell.with_class("ok"),
+                VerificationVerdict::Failed => cell.with_class("warn"),
+                VerificationVerdict::Incomplete => cell.with_class("na"),
+            }
+        }
+        None => Cell::text("not verified").with_class("na"),
+    }
 }
 
 /// One line under the table: whether exactly-once held through every fault

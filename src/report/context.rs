@@ -16,6 +16,7 @@ use super::characteristics::{
 use super::charts::{series_charts, Chart};
 use super::eos_cost::eos_cost;
 use super::failed::failed_table;
+use super::header::{commits_of, host_label, workload_names};
 use super::latency::{latency_section, LatencySection};
 use super::lines::{group_lines, is_chaos, line_order, LineRuns, Verdict};
 use super::points::{distinct_hosts, group_points, host_suffix, PointSettings};
@@ -24,10 +25,10 @@ use super::resources::resources_table;
 use super::sanity;
 use super::summary::{summary, Summary};
 use super::svg::{self, FlowBox};
-use super::table::{date_time, grouped, Cell, Column, Row, Table};
+use super::table::{date_time, Cell, Column, Row, Table};
 use super::throughput::throughput_table;
 use crate::config::{Suite, Workload};
-use crate::host::HostInfo;
+use crate::model::host::HostInfo;
 use crate::results::{Regime, RunRecord, Status};
 
 /// Everything the index page shows.
@@ -116,89 +117,11 @@ fn commits<'a>(records: impl Iterator<Item = &'a RunRecord>) -> Vec<String> {
     commits_of(records.map(|r| (r.started_at.as_str(), r.suite_commit.as_ref())))
 }
 
-/// The distinct commits of `(started_at, suite_commit)` stamps, newest
-/// first; stamps without one are counted as such.
-pub(super) fn commits_of<'a>(
-    stamps: impl Iterator<Item = (&'a str, Option<&'a String>)>,
-) -> Vec<String> {
-    let mut newest_first: Vec<(&str, Option<&String>)> = stamps.collect();
-    newest_first.sort_by(|a, b| b.0.cmp(a.0));
-    let mut seen: Vec<String> = Vec::new();
-    let mut without = 0;
-    for (_, commit) in newest_first {
-        match commit {
-            Some(c) if !seen.contains(c) => seen.push(c.clone()),
-            Some(_) => {}
-            None => without += 1,
-        }
-    }
-    if without > 0 {
-        seen.push(format!(
-            "{without} run{} without a recorded commit",
-            if without == 1 { "" } else { "s" }
-        ));
-    }
-    seen
-}
-
 /// Builds the index page.
 pub fn index_page(suite: &Suite, results: &BTreeMap<String, Vec<RunRecord>>) -> IndexPage {
     let mut workloads = Vec::new();
     for name in workload_names(suite, results) {
         let records = results.get(&name).map(Vec::as_slice).unwrap_or(&[]);
-        let mut lines = Table::new(
-            "lines",
-            vec![
-                Column::plain("line"),
-                Column::plain("runs"),
-                Column::utc("last run"),
-                Column::plain("point"),
-                Column::plain("status"),
-                Column::plain("regime"),
-            ],
-        );
-        let all: Vec<&RunRecord> = records.iter().collect();
-        let grouped = group_lines(suite, &line_order(suite, records), &all);
-        let hosts: Vec<HostInfo> = distinct_hosts(records.iter().map(|r| &r.host))
-            .into_iter()
-            .cloned()
-            .collect();
-        for line in &grouped {
-            let Some(last) = line.all.last() else {
-                continue;
-            };
-            let point = PointSettings::from_config(&last.config);
-            lines.push(
-                Row::new()
-                    .set("line", Cell::text(line.label()))
-                    .set("runs", Cell::text(line.all.len().to_string()))
-                    .set("last run", Cell::text(date_time(&last.started_at)))
-                    .set(
-                        "point",
-                        Cell::text(point.label() + &host_suffix(&last.host, &hosts))
-                            .with_title(point.detail()),
-                    )
-                    .set("status", status_cell(last))
-                    .set(
-                        "regime",
-                        Cell::text(last.regime.map(Regime::as_str).unwrap_or("—")),
-                    ),
-            );
-        }
-        // Lines that implement the workload but have not run it yet.
-        for line in suite.lines().filter(|l| {
-            l.product.workloads.contains(&name) && !grouped.iter().any(|g| g.name == l.line.name)
-        }) {
-            lines.push(
-                Row::new()
-                    .set("line", Cell::text(&line.line.name))
-                    .set("runs", Cell::text("0"))
-                    .set("last run", Cell::missing())
-                    .set("point", Cell::missing())
-                    .set("status", Cell::text("not run yet").with_class("na"))
-                    .set("regime", Cell::missing()),
-            );
-        }
         workloads.push(WorkloadEntry {
             description: suite
                 .workloads
@@ -206,8 +129,8 @@ pub fn index_page(suite: &Suite, results: &BTreeMap<String, Vec<RunRecord>>) -> 
                 .map(|w| w.description.clone())
                 .unwrap_or_else(|| "not described in workloads/".to_string()),
             href: format!("{name}.html"),
+            lines: index_lines(suite, &name, records),
             name,
-            lines,
         });
     }
     let last_updated = results
@@ -227,10 +150,63 @@ pub fn index_page(suite: &Suite, results: &BTreeMap<String, Vec<RunRecord>>) -> 
     }
 }
 
-/// Workloads in the configuration or in the results, in name order.
-pub fn workload_names(suite: &Suite, results: &BTreeMap<String, Vec<RunRecord>>) -> Vec<String> {
-    let names: BTreeSet<&String> = suite.workloads.keys().chain(results.keys()).collect();
-    names.into_iter().cloned().collect()
+/// A workload's lines on the index: each line's newest run, then the
+/// lines that implement the workload but have not run it yet.
+fn index_lines(suite: &Suite, name: &str, records: &[RunRecord]) -> Table {
+    let mut lines = Table::new(
+        "lines",
+        vec![
+            Column::plain("line"),
+            Column::plain("runs"),
+            Column::utc("last run"),
+            Column::plain("point"),
+            Column::plain("status"),
+            Column::plain("regime"),
+        ],
+    );
+    let all: Vec<&RunRecord> = records.iter().collect();
+    let grouped = group_lines(suite, &line_order(suite, records), &all);
+    let hosts: Vec<HostInfo> = distinct_hosts(records.iter().map(|r| &r.host))
+        .into_iter()
+        .cloned()
+        .collect();
+    for line in &grouped {
+        let Some(last) = line.all.last() else {
+            continue;
+        };
+        let point = PointSettings::from_config(&last.config);
+        lines.push(
+            Row::new()
+                .set("line", Cell::text(line.label()))
+                .set("runs", Cell::text(line.all.len().to_string()))
+                .set("last run", Cell::text(date_time(&last.started_at)))
+                .set(
+                    "point",
+                    Cell::text(point.label() + &host_suffix(&last.host, &hosts))
+                        .with_title(point.detail()),
+                )
+                .set("status", status_cell(last))
+                .set(
+                    "regime",
+                    Cell::text(last.regime.map(Regime::as_str).unwrap_or("—")),
+                ),
+        );
+    }
+    for line in suite.lines().filter(|l| {
+        l.product.workloads.iter().any(|w| w == name)
+            && !grouped.iter().any(|g| g.name == l.line.name)
+    }) {
+        lines.push(
+            Row::new()
+                .set("line", Cell::text(&line.line.name))
+                .set("runs", Cell::text("0"))
+                .set("last run", Cell::missing())
+                .set("point", Cell::missing())
+                .set("status", Cell::text("not run yet").with_class("na"))
+                .set("regime", Cell::missing()),
+        );
+    }
+    lines
 }
 
 fn status_cell(record: &RunRecord) -> Cell {
@@ -273,7 +249,7 @@ pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> Worklo
     let points = group_points(suite, name, &order, records);
     let workload = suite.workloads.get(name);
     let sanity_spec = workload
-        .and_then(|w| w.topic_output())
+        .and_then(crate::workloads::topic_output)
         .map(|output| output.sanity());
     let iso_settings = PointSettings::from_defaults(suite, suite.bench.iso_rate, workload);
     let iso = points.iter().find(|p| p.is_iso());
@@ -432,24 +408,6 @@ fn header(records: &[RunRecord]) -> Header {
         bench_versions,
         runs: records.len(),
     }
-}
-
-/// A host as the page header shows it: every field [`HostInfo::same_host`]
-/// compares, so two hosts read apart (the machine id by the first
-/// digits of its digest).
-pub(super) fn host_label(h: &HostInfo) -> String {
-    let mut parts = vec![h.cpu_model.clone()];
-    parts.extend(h.cpu_mhz.map(|mhz| format!("{mhz} MHz")));
-    parts.push(format!("{} cores", h.cores));
-    parts.extend(h.threads.map(|t| format!("{t} threads")));
-    parts.push(format!("{} MB", grouped(h.memory_mb as i64)));
-    parts.push(format!("kernel {}", h.kernel));
-    let machine = h
-        .machine_id_hash
-        .as_deref()
-        .map(|id| format!(", machine {}", id.get(..8).unwrap_or(id)))
-        .unwrap_or_default();
-    format!("{} ({}{machine})", parts.join(" · "), h.hostname)
 }
 
 #[cfg(test)]

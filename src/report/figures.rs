@@ -6,8 +6,8 @@
 
 use super::lines::LineRuns;
 use super::table::{display_unit, fixed, signed_percent, Cell, Column};
-use crate::analysis::interval::{median_interval_any_n, QuotedInterval};
 use crate::analysis::{spread, Spread};
+use crate::model::interval::{median_interval_any_n, QuotedInterval};
 use crate::results::{Better, Metric, RunRecord};
 
 /// The CSS class of a figure from one run: drawn lighter.

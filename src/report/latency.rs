@@ -77,6 +77,8 @@ pub(super) fn latency_section(
     }
 }
 
+/// One delivery mode's latency table: each line's percentiles, the floor
+/// and what the product adds over it, the best of each column coloured.
 fn latency_table(title: &str, records: &[&RunRecord], lines: &[&LineRuns<'_>]) -> Table {
     let mut columns = vec![Column::plain("line"), n_column(), Column::plain("regime")];
     columns.extend(
@@ -98,32 +100,11 @@ fn latency_table(title: &str, records: &[&RunRecord], lines: &[&LineRuns<'_>]) -
     for line in lines {
         let runs = latency_runs(line);
         if runs.is_empty() {
-            if let Some(newest) = line.batch.last() {
-                let reason = newest
-                    .not_applicable
-                    .get("latency")
-                    .cloned()
-                    .unwrap_or_else(|| match line.regime() {
-                        Some(r) if r != Regime::KeepUp => {
-                            format!("{}: latency only when it keeps up", r.as_str())
-                        }
-                        _ => "no latency recorded".to_string(),
-                    });
-                table
-                    .notes
-                    .push(format!("{}: not quoted ({reason}).", line.label()));
-            }
+            note_not_quoted(&mut table, line);
             continue;
         }
         let leads = may_lead(&runs);
         leaders.push(leads);
-        let name = if leads {
-            Cell::text(line.label())
-        } else {
-            Cell::text(format!("{} ⚑", line.label())).with_title(
-                "flagged: its figures never set the best of a column (see the throughput table)",
-            )
-        };
         older.extend(older_batches_note(
             line,
             &|runs| latency_runs_of(runs),
@@ -133,35 +114,10 @@ fn latency_table(title: &str, records: &[&RunRecord], lines: &[&LineRuns<'_>]) -
                 ("added p50", "added_p50_ms"),
             ],
         ));
-        let mut row = Row::new()
-            .set("line", name)
-            .set("n", n_cell(&runs))
-            .set("regime", Cell::text("keep-up"));
-        for (i, (label, name)) in PERCENTILES.iter().enumerate() {
+        for (i, (_, name)) in PERCENTILES.iter().enumerate() {
             values[i].push(figure(&runs, name).map(|f| f.median));
-            row = row.set(label, metric_cell(&runs, name));
         }
-        row = row
-            .set(
-                "records",
-                metric_cell(&runs, "latency_count").without_interval(),
-            )
-            .set(
-                "setup floor p50 / p99",
-                Cell::pair(
-                    metric_cell(&runs, "floor_p50_ms"),
-                    metric_cell(&runs, "floor_p99_ms"),
-                )
-                .without_interval(),
-            )
-            .set(
-                "added p50 / p99",
-                Cell::pair(
-                    metric_cell(&runs, "added_p50_ms"),
-                    metric_cell(&runs, "added_p99_ms"),
-                ),
-            );
-        table.push(row);
+        table.push(latency_row(line, &runs, leads));
     }
     for (i, (label, name)) in PERCENTILES.iter().enumerate() {
         colour_column(
@@ -174,6 +130,63 @@ fn latency_table(title: &str, records: &[&RunRecord], lines: &[&LineRuns<'_>]) -
     }
     table.notes.extend(older);
     table
+}
+
+/// Why a line that ran has no latency quoted: its newest run's reason.
+fn note_not_quoted(table: &mut Table, line: &LineRuns<'_>) {
+    let Some(newest) = line.batch.last() else {
+        return;
+    };
+    let reason = newest
+        .not_applicable
+        .get("latency")
+        .cloned()
+        .unwrap_or_else(|| match line.regime() {
+            Some(r) if r != Regime::KeepUp => {
+                format!("{}: latency only when it keeps up", r.as_str())
+            }
+            _ => "no latency recorded".to_string(),
+        });
+    table
+        .notes
+        .push(format!("{}: not quoted ({reason}).", line.label()));
+}
+
+/// A line's row over `runs`; a line that may not lead is flagged.
+fn latency_row(line: &LineRuns<'_>, runs: &[&RunRecord], leads: bool) -> Row {
+    let name = if leads {
+        Cell::text(line.label())
+    } else {
+        Cell::text(format!("{} ⚑", line.label())).with_title(
+            "flagged: its figures never set the best of a column (see the throughput table)",
+        )
+    };
+    let mut row = Row::new()
+        .set("line", name)
+        .set("n", n_cell(runs))
+        .set("regime", Cell::text("keep-up"));
+    for (label, name) in PERCENTILES.iter() {
+        row = row.set(label, metric_cell(runs, name));
+    }
+    row.set(
+        "records",
+        metric_cell(runs, "latency_count").without_interval(),
+    )
+    .set(
+        "setup floor p50 / p99",
+        Cell::pair(
+            metric_cell(runs, "floor_p50_ms"),
+            metric_cell(runs, "floor_p99_ms"),
+        )
+        .without_interval(),
+    )
+    .set(
+        "added p50 / p99",
+        Cell::pair(
+            metric_cell(runs, "added_p50_ms"),
+            metric_cell(runs, "added_p99_ms"),
+        ),
+    )
 }
 
 fn latency_chart(records: &[&RunRecord], lines: &[LineRuns<'_>]) -> Option<Chart> {

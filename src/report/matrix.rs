@@ -8,14 +8,14 @@
 
 use std::collections::BTreeMap;
 
-use super::context::workload_names;
 use super::figures::{coverage_text, format_of, values, SINGLE_RUN};
+use super::header::workload_names;
 use super::lines::{efficiency_runs, line_order};
 use super::points::group_points;
 use super::table::{display_unit, Cell, Column, Row, Table};
-use crate::analysis::interval::median_interval_any_n;
 use crate::analysis::spread;
 use crate::config::Suite;
+use crate::model::interval::median_interval_any_n;
 use crate::results::Regime;
 use crate::results::RunRecord;
 use crate::workloads;

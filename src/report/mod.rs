@@ -18,6 +18,7 @@ mod eos_cost;
 pub mod export;
 mod failed;
 mod figures;
+mod header;
 mod latency;
 mod lines;
 mod matrix;
@@ -161,7 +162,7 @@ pub fn render_site(
         "index.html".to_string(),
         render(&env, "index.html", &context::index_page(suite, results))?,
     )];
-    for name in context::workload_names(suite, results) {
+    for name in header::workload_names(suite, results) {
         let records = results.get(&name).map(Vec::as_slice).unwrap_or(&[]);
         let page = context::workload_page(suite, &name, records);
         pages.push((

@@ -9,7 +9,7 @@ use std::cmp::Ordering;
 use super::lines::{group_lines, LineRuns};
 use super::table::grouped;
 use crate::config::{ClientProfile, CommitIntervals, EtlConfig, Profile, Suite, Workload};
-use crate::host::HostInfo;
+use crate::model::host::HostInfo;
 use crate::results::{RunConfig, RunRecord};
 
 /// The settings of a run that decide what it measured: two runs whose

@@ -66,7 +66,41 @@ fn named_lines<'p, 'a>(points: &'p [PointRuns<'a>]) -> Vec<(String, &'p LineRuns
 /// The table; its figure and content columns are the workload's (`spec`).
 pub(super) fn sanity_table(points: &[PointRuns<'_>], spec: Option<&SanitySpec>) -> Table {
     let spec = spec.unwrap_or(&NO_SPEC);
-    let content = spec.content;
+    let mut table = Table::new("Sanity and verification", sanity_columns(spec));
+    for point in points {
+        for line in &point.lines {
+            for run in sanity_runs(line) {
+                let name = if is_chaos(run) {
+                    format!("{} (crash)", line.name)
+                } else {
+                    line.name.clone()
+                };
+                let row = Row::new()
+                    .set("line", Cell::text(name))
+                    .set(
+                        "point",
+                        Cell::text(&point.name).with_title(point.point.settings.detail()),
+                    )
+                    .set(
+                        "run",
+                        Cell::text(date_time(&run.started_at)).with_title(run.run_id.clone()),
+                    );
+                let row = verification_cells(sanity_cells(row, run, spec), run);
+                let recovery = match &run.chaos {
+                    Some(c) => recovery_cell(c),
+                    None if is_chaos(run) => Cell::missing(),
+                    None => Cell::text(""),
+                };
+                table.push(row.set("recovery", recovery));
+            }
+        }
+    }
+    table
+}
+
+/// The columns: the run, its sanity with the workload's own figures and
+/// content check, then the verification's counts.
+fn sanity_columns(spec: &SanitySpec) -> Vec<Column> {
     let mut columns = vec![
         Column::plain("line"),
         Column::plain("point"),
@@ -78,7 +112,7 @@ pub(super) fn sanity_table(points: &[PointRuns<'_>], spec: Option<&SanitySpec>) 
     columns.extend(spec.figures.iter().map(|(_, label)| Column::plain(label)));
     columns.extend(
         [
-            content,
+            spec.content,
             "sample",
             "missing",
             "duplicated",
@@ -89,114 +123,88 @@ pub(super) fn sanity_table(points: &[PointRuns<'_>], spec: Option<&SanitySpec>) 
         ]
         .map(Column::plain),
     );
-    let mut table = Table::new("Sanity and verification", columns);
-    for point in points {
-        for line in &point.lines {
-            for run in sanity_runs(line) {
-                let name = if is_chaos(run) {
-                    format!("{} (crash)", line.name)
-                } else {
-                    line.name.clone()
-                };
-                let mut row = Row::new()
-                    .set("line", Cell::text(name))
-                    .set(
-                        "point",
-                        Cell::text(&point.name).with_title(point.point.settings.detail()),
-                    )
-                    .set(
-                        "run",
-                        Cell::text(date_time(&run.started_at)).with_title(run.run_id.clone()),
-                    );
-                row = match &run.sanity {
-                    Some(s) => {
-                        let ok = s.selectivity_ok && s.verdict == SanityVerdict::Ok;
-                        for (key, label) in spec.figures {
-                            row = row.set(
-                                label,
-                                Cell::text(maybe_number(s.figures.get(*key).copied())),
-                            );
-                        }
-                        row.set("selectivity", Cell::text(maybe_number(s.selectivity)))
-                            .set("expected", Cell::text(maybe_number(s.expected_selectivity)))
-                            .set(
-                                "✓",
-                                Cell::text(if ok { "✓" } else { "⚠" })
-                                    .with_class(if ok { "ok" } else { "warn" })
-                                    .with_title(format!(
-                                        "{} off the expected value, tolerance {}; {}",
-                                        s.selectivity_deviation
-                                            .map_or_else(|| "unknown".to_string(), signed_percent),
-                                        signed_percent(s.tolerance),
-                                        s.message
-                                    )),
-                            )
-                            .set(
-                                content,
-                                if s.content_mismatched == 0 {
-                                    Cell::text("✓").with_class("ok")
-                                } else {
-                                    Cell::text(format!(
-                                        "⚠ {} differ",
-                                        grouped(s.content_mismatched as i64)
-                                    ))
-                                    .with_class("warn")
-                                },
-                            )
-                            .set("sample", Cell::text(grouped(s.content_checked as i64)))
-                    }
-                    None => {
-                        for (_, label) in spec.figures {
-                            row = row.set(label, Cell::missing());
-                        }
-                        row.set("selectivity", Cell::text("not verified").with_class("na"))
-                            .set("expected", Cell::missing())
-                            .set("✓", Cell::missing())
-                            .set(content, Cell::missing())
-                            .set("sample", Cell::missing())
-                    }
-                };
-                row = match &run.verification {
-                    Some(v) => {
-                        let eos = run.delivery == Delivery::ExactlyOnce;
-                        let (text, class) = match v.verdict {
-                            VerificationVerdict::Passed => ("passed", "ok"),
-                            VerificationVerdict::Failed => ("failed", "warn"),
-                            VerificationVerdict::Incomplete => ("not verified: incomplete", "na"),
-                        };
-                        row.set("missing", count_cell(v.missing, true))
-                        .set("duplicated", count_cell(v.duplicated, eos))
-                        .set("unexpected", count_cell(v.unexpected, true))
-                        .set("corrupted", count_cell(v.corrupted, true))
-                        .set(
-                            "verified",
-                            Cell::text(text).with_class(class).with_title(format!(
-                                "{}; expected {} from {} input records, read {}, {} beyond the commit",
-                                v.message,
-                                grouped(v.expected as i64),
-                                grouped(v.input_records as i64),
-                                grouped(v.output_records as i64),
-                                grouped(v.beyond_commit as i64)
-                            )),
-                        )
-                    }
-                    None => row
-                        .set("missing", Cell::missing())
-                        .set("duplicated", Cell::missing())
-                        .set("unexpected", Cell::missing())
-                        .set("corrupted", Cell::missing())
-                        .set("verified", Cell::text("not verified").with_class("na")),
-                };
-                let recovery = match &run.chaos {
-                    Some(c) => recovery_cell(c),
-                    None if is_chaos(run) => Cell::missing(),
-                    None => Cell::text(""),
-                };
-                table.push(row.set("recovery", recovery));
-            }
+    columns
+}
+
+/// The sanity checks' cells of `run`'s row.
+fn sanity_cells(mut row: Row, run: &RunRecord, spec: &SanitySpec) -> Row {
+    let content = spec.content;
+    let Some(s) = &run.sanity else {
+        for (_, label) in spec.figures {
+            row = row.set(label, Cell::missing());
         }
+        return row
+            .set("selectivity", Cell::text("not verified").with_class("na"))
+            .set("expected", Cell::missing())
+            .set("✓", Cell::missing())
+            .set(content, Cell::missing())
+            .set("sample", Cell::missing());
+    };
+    let ok = s.selectivity_ok && s.verdict == SanityVerdict::Ok;
+    for (key, label) in spec.figures {
+        row = row.set(
+            label,
+            Cell::text(maybe_number(s.figures.get(*key).copied())),
+        );
     }
-    table
+    row.set("selectivity", Cell::text(maybe_number(s.selectivity)))
+        .set("expected", Cell::text(maybe_number(s.expected_selectivity)))
+        .set(
+            "✓",
+            Cell::text(if ok { "✓" } else { "⚠" })
+                .with_class(if ok { "ok" } else { "warn" })
+                .with_title(format!(
+                    "{} off the expected value, tolerance {}; {}",
+                    s.selectivity_deviation
+                        .map_or_else(|| "unknown".to_string(), signed_percent),
+                    signed_percent(s.tolerance),
+                    s.message
+                )),
+        )
+        .set(
+            content,
+            if s.content_mismatched == 0 {
+                Cell::text("✓").with_class("ok")
+            } else {
+                Cell::text(format!("⚠ {} differ", grouped(s.content_mismatched as i64)))
+                    .with_class("warn")
+            },
+        )
+        .set("sample", Cell::text(grouped(s.content_checked as i64)))
+}
+
+/// The verification's cells of `run`'s row: duplicates count against an
+/// exactly-once line only.
+fn verification_cells(row: Row, run: &RunRecord) -> Row {
+    let Some(v) = &run.verification else {
+        return row
+            .set("missing", Cell::missing())
+            .set("duplicated", Cell::missing())
+            .set("unexpected", Cell::missing())
+            .set("corrupted", Cell::missing())
+            .set("verified", Cell::text("not verified").with_class("na"));
+    };
+    let eos = run.delivery == Delivery::ExactlyOnce;
+    let (text, class) = match v.verdict {
+        VerificationVerdict::Passed => ("passed", "ok"),
+        VerificationVerdict::Failed => ("failed", "warn"),
+        VerificationVerdict::Incomplete => ("not verified: incomplete", "na"),
+    };
+    row.set("missing", count_cell(v.missing, true))
+        .set("duplicated", count_cell(v.duplicated, eos))
+        .set("unexpected", count_cell(v.unexpected, true))
+        .set("corrupted", count_cell(v.corrupted, true))
+        .set(
+            "verified",
+            Cell::text(text).with_class(class).with_title(format!(
+                "{}; expected {} from {} input records, read {}, {} beyond the commit",
+                v.message,
+                grouped(v.expected as i64),
+                grouped(v.input_records as i64),
+                grouped(v.output_records as i64),
+                grouped(v.beyond_commit as i64)
+            )),
+        )
 }
 
 /// A chaos run's recovery: the one kill's, or a campaign's p50 of the

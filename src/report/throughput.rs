@@ -54,19 +54,7 @@ pub(super) fn throughput_table(
     let drain = records
         .iter()
         .any(|r| r.metrics.contains_key(DRAIN_CAPACITY.1));
-    let mut columns = vec![Column::plain("line"), n_column()];
-    for (i, (label, name, _)) in FIGURES.iter().enumerate() {
-        columns.push(metric_column(records, label, name));
-        if i == 1 {
-            if drain {
-                columns.push(metric_column(records, DRAIN_CAPACITY.0, DRAIN_CAPACITY.1));
-            }
-            // The drift is shown as a percentage: the record's unit would mislead.
-            columns.push(Column::plain(REGIME));
-        }
-    }
-    columns.push(Column::utc("run"));
-    let mut table = Table::new(title, columns);
+    let mut table = Table::new(title, throughput_columns(records, drain));
     table.empty = "no line kept up here".to_string();
     let mut left_out = Vec::new();
     let mut older = Vec::new();
@@ -86,55 +74,13 @@ pub(super) fn throughput_table(
             ));
             continue;
         }
-        if runs.len() < line.batch.len() {
-            let others: Vec<&RunRecord> = line
-                .batch
-                .iter()
-                .filter(|r| !runs.iter().any(|k| std::ptr::eq(*k, **r)))
-                .copied()
-                .collect();
-            table.notes.push(format!(
-                "{}: {} of {} runs left out ({}); its figures are the median of the other {}.",
-                line.name,
-                others.len(),
-                line.batch.len(),
-                regime_words(&others),
-                runs.len()
-            ));
-        }
+        note_runs_left_out(&mut table, line, &runs);
         older.extend(older_batches_note(
             line,
             &|batch| efficiency_runs(batch, by_design),
             &HEADLINE,
         ));
-        let flags = flags(&runs);
-        let name = if flags.is_empty() {
-            Cell::text(line.label())
-        } else {
-            table
-                .notes
-                .push(format!("{} flagged: {}.", line.name, flags.join(", ")));
-            Cell::text(format!("{} ⚑", line.label())).with_title(flags.join(", "))
-        };
-        let mut row = Row::new()
-            .set("line", name)
-            .set("n", n_cell(&runs))
-            .set(REGIME, regime_cell(&runs))
-            .set("run", run_cell(&runs));
-        for (label, name, headline) in FIGURES {
-            let cell = metric_cell(&runs, name);
-            row = row.set(
-                label,
-                if headline {
-                    cell
-                } else {
-                    cell.without_interval()
-                },
-            );
-        }
-        if drain {
-            row = row.set(DRAIN_CAPACITY.0, metric_cell(&runs, DRAIN_CAPACITY.1));
-        }
+        let row = throughput_row(&mut table, line, &runs, drain);
         table.push(row);
     }
     if !left_out.is_empty() {
@@ -148,6 +94,78 @@ pub(super) fn throughput_table(
     }
     table.notes.extend(older);
     table
+}
+
+/// The columns: each figure, the drain's capacity on a drain point and the
+/// regime after the second.
+fn throughput_columns(records: &[&RunRecord], drain: bool) -> Vec<Column> {
+    let mut columns = vec![Column::plain("line"), n_column()];
+    for (i, (label, name, _)) in FIGURES.iter().enumerate() {
+        columns.push(metric_column(records, label, name));
+        if i == 1 {
+            if drain {
+                columns.push(metric_column(records, DRAIN_CAPACITY.0, DRAIN_CAPACITY.1));
+            }
+            // The drift is shown as a percentage: the record's unit would mislead.
+            columns.push(Column::plain(REGIME));
+        }
+    }
+    columns.push(Column::utc("run"));
+    columns
+}
+
+/// A note on the runs of `line` its figures leave out, and why.
+fn note_runs_left_out(table: &mut Table, line: &LineRuns<'_>, runs: &[&RunRecord]) {
+    if runs.len() >= line.batch.len() {
+        return;
+    }
+    let others: Vec<&RunRecord> = line
+        .batch
+        .iter()
+        .filter(|r| !runs.iter().any(|k| std::ptr::eq(*k, **r)))
+        .copied()
+        .collect();
+    table.notes.push(format!(
+        "{}: {} of {} runs left out ({}); its figures are the median of the other {}.",
+        line.name,
+        others.len(),
+        line.batch.len(),
+        regime_words(&others),
+        runs.len()
+    ));
+}
+
+/// A line's row: its figures over `runs`, its flags noted.
+fn throughput_row(table: &mut Table, line: &LineRuns<'_>, runs: &[&RunRecord], drain: bool) -> Row {
+    let flags = flags(runs);
+    let name = if flags.is_empty() {
+        Cell::text(line.label())
+    } else {
+        table
+            .notes
+            .push(format!("{} flagged: {}.", line.name, flags.join(", ")));
+        Cell::text(format!("{} ⚑", line.label())).with_title(flags.join(", "))
+    };
+    let mut row = Row::new()
+        .set("line", name)
+        .set("n", n_cell(runs))
+        .set(REGIME, regime_cell(runs))
+        .set("run", run_cell(runs));
+    for (label, name, headline) in FIGURES {
+        let cell = metric_cell(runs, name);
+        row = row.set(
+            label,
+            if headline {
+                cell
+            } else {
+                cell.without_interval()
+            },
+        );
+    }
+    if drain {
+        row = row.set(DRAIN_CAPACITY.0, metric_cell(runs, DRAIN_CAPACITY.1));
+    }
+    row
 }
 
 /// The one regime of `runs`, if they share one.

@@ -17,7 +17,7 @@ use crate::gendata::GendataPlan;
 use crate::interrupt::Interrupt;
 use crate::probe::READY_LINE as PROBE_READY;
 
-use super::spawn_helper;
+use super::pipeline::spawn_helper;
 
 /// A local broker up for less than this, with no warm-up noted, is cold.
 const COLD_UPTIME_S: f64 = 120.0;
@@ -56,7 +56,7 @@ fn warm_up_broker(
     cache: &Cache,
     interrupt: &Interrupt,
 ) -> Result<f64> {
-    let key = super::new_run_id("broker-warm-up");
+    let key = crate::results::new_run_id("broker-warm-up");
     let (input, floor) = (format!("ss-{key}-in"), format!("ss-{key}-floor"));
     let log_dir = cache.run_dir(&key);
     std::fs::create_dir_all(&log_dir).with_context(|| format!("creating {}", log_dir.display()))?;

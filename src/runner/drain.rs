@@ -14,20 +14,17 @@ use std::time::{Duration, Instant};
 use anyhow::{anyhow, bail, Result};
 
 use super::monitor::{Grid, Monitor, Watched};
-use super::progress::Progress;
-use super::{
-    create_topics, launch_settings, spawn_helper, verify_output, Judged, RunContext, RunNames,
-};
+use super::pipeline::{create_topics, expectation, spawn_helper, verify_output, Run, RunKind};
+use super::Judged;
 use crate::analysis::judge::{judge_drain, DrainInputs, Verified};
 use crate::analysis::window::Sample;
 use crate::broker::admin::OffsetReader;
 use crate::clock::now_us;
-use crate::config::{LineRef, Workload};
 use crate::gendata::{GendataPlan, GendataSummary};
 use crate::interrupt::Interrupted;
-use crate::products::{self, Installation};
-use crate::results::RunConfig;
-use crate::workloads::{Expectation, TopicOutput};
+use crate::process::Supervised;
+use crate::products::LaunchSettings;
+use crate::workloads::TopicOutput;
 
 /// How often the drain phase reads the committed offset: the drain's two
 /// ends are known to within this.
@@ -39,44 +36,24 @@ const SLOWEST_DRAIN_PER_S: u64 = 1000;
 /// faster): the pre-fill may take a minute plus N / this many seconds.
 const SLOWEST_PREFILL_PER_S: u64 = 10_000;
 
-/// What a drain run's phases produced, before it becomes figures.
-pub(super) struct Drained {
+/// A drain run of `records`, as its phases go.
+pub(super) struct DrainRun {
     /// The workload's output, which the sanity checks judge.
-    workload: &'static dyn TopicOutput,
+    output: &'static dyn TopicOutput,
     records: u64,
+    /// gendata's account of the pre-fill, once it is done.
+    prefill: Option<GendataSummary>,
+}
+
+/// What the drain measured, before it becomes figures.
+pub(super) struct Drained {
     prefill: GendataSummary,
     ready_us: i64,
+    /// (read time, committed offset) of every poll.
     progress: Vec<(i64, i64)>,
     rows: Vec<Sample>,
     ticks_per_s: f64,
-    verified: Verified,
     bound_s: f64,
-}
-
-impl Drained {
-    /// The judgement of what the drain measured.
-    pub(super) fn judged(self, ctx: &RunContext<'_>, config: &RunConfig) -> Judged {
-        let judgement = judge_drain(&DrainInputs {
-            records: self.records,
-            ready_us: self.ready_us,
-            progress: &self.progress,
-            samples: &self.rows,
-            ticks_per_s: self.ticks_per_s,
-            config,
-            workload: self.workload,
-            prefill: &self.prefill,
-            verified: &self.verified,
-            bound_s: self.bound_s,
-            tolerances: &ctx.bench.tolerances,
-        });
-        Judged {
-            judgement,
-            gendata: self.prefill,
-            chaos: None,
-            latency_histogram: None,
-            latency_series: None,
-        }
-    }
 }
 
 /// How long a product may take to drain `records`.
@@ -84,142 +61,167 @@ pub fn drain_bound(settle_s: u64, records: u64) -> Duration {
     Duration::from_secs(settle_s + records.div_ceil(SLOWEST_DRAIN_PER_S))
 }
 
-#[allow(clippy::too_many_arguments)]
-pub(super) fn measure(
-    ctx: &RunContext<'_>,
-    line: LineRef<'_>,
-    installation: &Installation,
-    workload: &Workload,
-    config: &RunConfig,
-    records: u64,
-    names: &RunNames,
-    log_dir: &std::path::Path,
-) -> Result<Drained> {
-    let bootstrap = &ctx.broker.bootstrap;
-    let interrupt = ctx.interrupt;
-    let run = &ctx.bench.run;
-    if !line.product.commits_offsets {
-        bail!(
-            "{} commits no input offsets, and a drain is timed by them; it cannot take a drain run",
-            line.product.name
-        );
+impl DrainRun {
+    pub(super) fn new(run: &Run<'_>, records: u64) -> Result<DrainRun> {
+        if !run.line.product.commits_offsets {
+            bail!(
+                "{} commits no input offsets, and a drain is timed by them; it cannot take a drain run",
+                run.line.product.name
+            );
+        }
+        let output = crate::workloads::topic_output(run.workload)
+            .ok_or_else(|| anyhow!("workload {} writes no topic", run.workload.name))?;
+        Ok(DrainRun {
+            output,
+            records,
+            prefill: None,
+        })
     }
-    let mut progress = Progress::new(&line.line.name, &workload.name, config);
+}
 
-    // setup
-    progress.phase("creating topics");
-    create_topics(bootstrap, workload, names)?;
+impl RunKind for DrainRun {
+    type Measured = Drained;
 
-    // pre-fill: every record written and acknowledged before the product starts
-    progress.phase("pre-filling the input");
-    let prefill_bound = Duration::from_secs(60 + records.div_ceil(SLOWEST_PREFILL_PER_S));
-    let start_us = now_us();
-    let end_us = start_us + prefill_bound.as_micros() as i64;
-    let gendata_file = log_dir.join("gendata.json");
-    let plan = GendataPlan {
-        bootstrap: bootstrap.to_string(),
-        topic: names.input.clone(),
-        rate: 0,
-        seed: config.seed,
-        start_us,
-        window_start_us: start_us,
-        end_us,
-        window_file: None,
-        max_records: Some(records),
-        summary: Some(gendata_file.clone()),
-        avro_events: None,
-    };
-    let mut gendata = spawn_helper("gendata", &plan.command_args(), log_dir, "")?;
-    gendata.wait_exit(prefill_bound + Duration::from_secs(60), interrupt)?;
-    let prefill: GendataSummary = crate::handoff::read(&gendata_file)?;
-    let offsets = OffsetReader::for_group(bootstrap, &names.group)?;
-    let written = offsets.high_watermark(&names.input)?;
-    if prefill.records_acked < records || written < records as i64 {
-        bail!(
-            "the pre-fill wrote {written} of {records} records ({} acknowledged) within {} s",
-            prefill.records_acked,
-            prefill_bound.as_secs()
-        );
+    fn create(&mut self, run: &mut Run<'_>) -> Result<()> {
+        run.progress.phase("creating topics");
+        create_topics(run)
     }
 
-    // start the product on the full backlog
-    progress.phase("starting the product");
-    let settings = launch_settings(bootstrap, line, config, workload, names)?;
-    let mut product = products::start(line.product, installation, &settings, log_dir, "product")?;
-    product.wait_ready(Duration::from_secs(run.ready_timeout_s), interrupt)?;
-    let ready_us = now_us();
+    /// Every record written and acknowledged before the product starts.
+    fn before_start(&mut self, run: &mut Run<'_>, offsets: &OffsetReader) -> Result<()> {
+        let records = self.records;
+        run.progress.phase("pre-filling the input");
+        let prefill_bound = Duration::from_secs(60 + records.div_ceil(SLOWEST_PREFILL_PER_S));
+        let start_us = now_us();
+        let gendata_file = run.log_dir.join("gendata.json");
+        let plan = GendataPlan {
+            bootstrap: run.bootstrap().to_string(),
+            topic: run.names.input.clone(),
+            rate: 0,
+            seed: run.config.seed,
+            start_us,
+            window_start_us: start_us,
+            end_us: start_us + prefill_bound.as_micros() as i64,
+            window_file: None,
+            max_records: Some(records),
+            summary: Some(gendata_file.clone()),
+            avro_events: None,
+        };
+        let mut gendata = spawn_helper("gendata", &plan.command_args(), run.log_dir, "")?;
+        gendata.wait_exit(prefill_bound + Duration::from_secs(60), run.interrupt())?;
+        let prefill: GendataSummary = crate::handoff::read(&gendata_file)?;
+        let written = offsets.high_watermark(&run.names.input)?;
+        if prefill.records_acked < records || written < records as i64 {
+            bail!(
+                "the pre-fill wrote {written} of {records} records ({} acknowledged) within {} s",
+                prefill.records_acked,
+                prefill_bound.as_secs()
+            );
+        }
+        self.prefill = Some(prefill);
+        Ok(())
+    }
 
-    // drain
-    progress.phase("draining");
-    let grid = Grid {
-        anchor_us: ready_us,
-        interval_us: config.sample_interval_ms as i64 * 1000,
-    };
-    let mut monitor = Monitor::new(
-        &offsets,
-        names,
-        Watched {
+    /// The committed offset polled every few milliseconds, the usual
+    /// samples every interval, until the whole input is committed or the
+    /// bound runs out.
+    fn measure(
+        &mut self,
+        run: &mut Run<'_>,
+        product: &mut Supervised,
+        _settings: &LaunchSettings,
+        offsets: &OffsetReader,
+    ) -> Result<Drained> {
+        let ready_us = now_us();
+        run.progress.phase("draining");
+        let grid = Grid {
+            anchor_us: ready_us,
+            interval_us: run.config.sample_interval_ms as i64 * 1000,
+        };
+        let watched = Watched {
             product: product.pgid() as i32,
-            broker: ctx.broker_pid.map(|p| p as i32),
+            broker: run.ctx.broker_pid.map(|p| p as i32),
             gendata: None,
             probe: None,
             sink: None,
-        },
-        grid,
-    );
-    let bound = drain_bound(run.settle_s, records);
-    let started = Instant::now();
-    let mut polls = Vec::new();
-    loop {
-        let at_us = now_us();
-        let committed = offsets.committed(&names.input)?;
-        polls.push((at_us, committed));
-        if committed >= records as i64 || started.elapsed() >= bound {
-            break;
+        };
+        let mut monitor = Monitor::new(offsets, run.names, watched, grid);
+        let bound = drain_bound(run.ctx.bench.run.settle_s, self.records);
+        let started = Instant::now();
+        let mut polls = Vec::new();
+        loop {
+            let at_us = now_us();
+            let committed = offsets.committed(&run.names.input)?;
+            polls.push((at_us, committed));
+            if committed >= self.records as i64 || started.elapsed() >= bound {
+                break;
+            }
+            product.check_alive()?;
+            if run.interrupt().is_set() {
+                return Err(Interrupted.into());
+            }
+            monitor.sample_if_due(now_us())?;
+            std::thread::sleep(DRAIN_POLL);
         }
-        product.check_alive()?;
-        if interrupt.is_set() {
-            return Err(Interrupted.into());
-        }
-        monitor.sample_if_due(now_us())?;
-        std::thread::sleep(DRAIN_POLL);
+        // A last sample closes the span the resources are judged over.
+        monitor.sample(true)?;
+        Ok(Drained {
+            prefill: self
+                .prefill
+                .take()
+                .ok_or_else(|| anyhow!("the drain measured before its pre-fill"))?,
+            ready_us,
+            progress: polls,
+            ticks_per_s: monitor.ticks_per_s(),
+            rows: std::mem::take(&mut monitor.rows),
+            bound_s: bound.as_secs_f64(),
+        })
     }
-    // A last sample closes the span the resources are judged over.
-    monitor.sample(true)?;
-    let ticks_per_s = monitor.ticks_per_s();
-    let rows = std::mem::take(&mut monitor.rows);
-    progress.phase("stopping the product");
-    product.stop(Duration::from_secs(run.stop_grace_s));
 
-    // verify
-    progress.phase("verifying");
-    let committed = if line.product.commits_offsets {
-        offsets.committed(&names.input)?.max(0) as u64
-    } else {
-        prefill.records_sent
-    };
-    let expectation = Expectation {
-        seed: config.seed,
-        input_records: prefill.records_sent,
-        committed,
-        schedule: None,
-        delivery: line.line.delivery,
-    };
-    let verified = verify_output(bootstrap, workload, names, &offsets, expectation, interrupt)?;
-    progress.finish();
-    Ok(Drained {
-        workload: workload
-            .topic_output()
-            .ok_or_else(|| anyhow!("workload {} writes no topic", workload.name))?,
-        records,
-        prefill,
-        ready_us,
-        progress: polls,
-        rows,
-        ticks_per_s,
-        verified,
-        bound_s: bound.as_secs_f64(),
-    })
+    /// A drain is over once measured: the product is stopped at once.
+    fn settle(
+        &mut self,
+        run: &mut Run<'_>,
+        _measured: &mut Drained,
+        _product: &mut Supervised,
+        _offsets: &OffsetReader,
+    ) -> Result<()> {
+        run.progress.phase("stopping the product");
+        Ok(())
+    }
+
+    fn verify(
+        &mut self,
+        run: &mut Run<'_>,
+        measured: &mut Drained,
+        offsets: &OffsetReader,
+    ) -> Result<Verified> {
+        let expectation = expectation(run, offsets, measured.prefill.records_sent, None)?;
+        verify_output(run, offsets, expectation)
+    }
+
+    fn judge(&self, run: &Run<'_>, m: Drained, verified: Verified) -> Result<Judged> {
+        let judgement = judge_drain(&DrainInputs {
+            records: self.records,
+            ready_us: m.ready_us,
+            progress: &m.progress,
+            samples: &m.rows,
+            ticks_per_s: m.ticks_per_s,
+            config: run.config,
+            workload: self.output,
+            prefill: &m.prefill,
+            verified: &verified,
+            bound_s: m.bound_s,
+            tolerances: &run.ctx.bench.tolerances,
+        });
+        Ok(Judged {
+            judgement,
+            gendata: m.prefill,
+            chaos: None,
+            latency_histogram: None,
+            latency_series: None,
+        })
+    }
 }
 
 #[cfg(test)]

@@ -13,15 +13,8 @@ use std::io::BufRead;
 
 use procfs::process::Stat;
 use procfs::{FromBufRead, FromRead};
-use serde::{Deserialize, Serialize};
 
-/// How memory was read.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum MemoryInstrument {
-    Pss,
-    Rss,
-}
+pub use crate::model::resources::MemoryInstrument;
 
 /// One process as a sample sees it.
 #[derive(Debug, Clone, PartialEq)]

@@ -15,7 +15,7 @@ mod windowed_lowcard;
 
 use std::collections::BTreeMap;
 
-use crate::config::{Delivery, Encoding};
+use crate::config::{ConfigError, Delivery, Encoding, Suite, Workload};
 use crate::gendata::schedule::Schedule;
 use crate::results::{Verification, VerificationVerdict};
 
@@ -35,6 +35,70 @@ pub fn find(name: &str) -> Option<&'static dyn Implementation> {
 /// The names of every implemented workload, for error messages.
 pub fn names() -> Vec<&'static str> {
     REGISTRY.iter().map(|w| w.name()).collect()
+}
+
+/// Checks that every workload of a loaded suite has an implementation whose
+/// input and output its file describes.
+pub fn check_suite(suite: &Suite) -> Result<(), ConfigError> {
+    suite.workloads.values().try_for_each(check)
+}
+
+/// Checks one workload file against its implementation.
+fn check(workload: &Workload) -> Result<(), ConfigError> {
+    let Some(implementation) = find(&workload.name) else {
+        return Err(workload.error_at(
+            "name",
+            format!(
+                "workload `{}` has no implementation in the suite (implemented: {}); \
+                 add one in src/workloads/ (docs/workloads.md)",
+                workload.name,
+                names().join(", ")
+            ),
+        ));
+    };
+    if workload.input.encoding != implementation.input() {
+        return Err(workload.error_at(
+            "input",
+            format!(
+                "the implementation of `{}` writes {} input, not {}",
+                workload.name,
+                implementation.input().as_str(),
+                workload.input.encoding.as_str()
+            ),
+        ));
+    }
+    match (&workload.output, implementation.output()) {
+        (Some(_), Output::Table) => Err(workload.error_at(
+            "output",
+            format!(
+                "`{}` writes a table: give `sink`, not `output`",
+                workload.name
+            ),
+        )),
+        (None, Output::Topic(_)) => Err(workload.error_at(
+            "sink",
+            format!(
+                "`{}` writes a topic: give `output`, not `sink`",
+                workload.name
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// The code that runs and checks a loaded workload: every workload of a
+/// checked suite has one ([`check_suite`]).
+pub fn implementation(workload: &Workload) -> &'static dyn Implementation {
+    find(&workload.name).expect("check_suite checks every workload's implementation")
+}
+
+/// What a topic-writing workload owes and how it is checked; `None` for a
+/// workload that writes a table.
+pub fn topic_output(workload: &Workload) -> Option<&'static dyn TopicOutput> {
+    match implementation(workload).output() {
+        Output::Topic(output) => Some(output),
+        Output::Table => None,
+    }
 }
 
 /// One workload, as code.
@@ -265,6 +329,43 @@ impl SeqSet {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The edited suite, loaded and checked against the implementations.
+    fn checked(edit: impl FnOnce(&std::path::Path)) -> Result<(), ConfigError> {
+        let (suite, _dir) = crate::config::edited_suite(edit)?;
+        check_suite(&suite)
+    }
+
+    #[test]
+    fn a_workload_needs_an_implementation_that_writes_what_its_file_says() {
+        assert!(checked(|_| {}).is_ok());
+        let err = checked(|dir| {
+            std::fs::write(
+                dir.join("workloads/joins.yaml"),
+                "description: x\nname: joins\ninput: {partitions: 1}\noutput: {partitions: 1}\noperators: []\n",
+            )
+            .unwrap();
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains(
+                "workloads/joins.yaml:2: workload `joins` has no implementation in the suite"
+            ),
+            "{err}"
+        );
+        let err = checked(|dir| {
+            let text = std::fs::read_to_string(dir.join("workloads/passthrough.yaml")).unwrap();
+            let as_table = text.replace("output:\n  partitions: 1", "sink:\n  kind: clickhouse");
+            std::fs::write(dir.join("workloads/passthrough.yaml"), as_table).unwrap();
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(
+            err.contains("`passthrough` writes a topic: give `output`, not `sink`"),
+            "{err}"
+        );
+    }
     use std::path::Path;
 
     #[test]

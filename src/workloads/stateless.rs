@@ -281,6 +281,53 @@ mod tests {
         verifier.finish().verification
     }
 
+    /// The fixed events the product apps' shared helpers are tested against
+    /// (products/common/stateless-cases.json): each input as gendata writes
+    /// it and the output this workload expects, `null` where it filters.
+    fn shared_cases() -> serde_json::Value {
+        let cases: Vec<_> = (0..12)
+            .map(|seq| {
+                let e = Event::generate(SEED, seq, 1_767_225_600_000_000 + seq as i64 * 1000);
+                let output = e.is_kept().then(|| {
+                    serde_json::json!({
+                        "seq": e.seq, "ts_us": e.ts_us, "region": e.region,
+                        "service": e.service, "latency_ms": e.latency_ms,
+                        "sla_ms": e.sla_ms, "latency_ratio": e.latency_ratio(),
+                        "sla_status": e.sla_status(),
+                    })
+                });
+                serde_json::json!({"input": e, "output": output})
+            })
+            .collect();
+        serde_json::json!({ "workload": "stateless", "cases": cases })
+    }
+
+    #[test]
+    fn the_product_helpers_cases_are_the_suites_expectation() {
+        let path = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/products/common/stateless-cases.json"
+        );
+        let expected = shared_cases();
+        let text = std::fs::read_to_string(path).unwrap_or_default();
+        let committed: serde_json::Value = serde_json::from_str(&text).unwrap_or_default();
+        assert!(
+            committed == expected,
+            "{path} differs from the suite's expectation; it should read:\n{}",
+            serde_json::to_string_pretty(&expected).unwrap()
+        );
+        let cases = expected["cases"].as_array().unwrap();
+        let kept = cases.iter().filter(|c| !c["output"].is_null()).count();
+        let breached = cases
+            .iter()
+            .filter(|c| c["output"]["sla_status"] == "breach")
+            .count();
+        assert!(
+            kept > 0 && kept < cases.len() && breached > 0,
+            "the cases cover keep, filter and breach"
+        );
+    }
+
     #[test]
     fn the_exact_output_passes() {
         let all: Vec<_> = kept(0..N).into_iter().map(output).collect();

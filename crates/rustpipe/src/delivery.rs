@@ -26,7 +26,27 @@ use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{ClientContext, Offset, TopicPartitionList};
 
 use crate::chunk::{NextOffset, OutputChunk};
-use crate::pipeline::Lost;
+
+/// The group membership or the open transaction was lost under the pipeline:
+/// a broker restart left the consumer fenced by its own rejoin, or made the
+/// transaction coordinator abort. What committed stays; what was open did
+/// not, so the pipeline starts over from the committed offsets with a new
+/// consumer and producer, as a restarted process would.
+#[derive(Debug)]
+pub struct Lost(pub String);
+
+impl std::fmt::Display for Lost {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Lost {}
+
+/// Whether `err` is, or was caused by, a [`Lost`].
+pub fn is_lost(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| cause.is::<Lost>())
+}
 
 /// How long a transaction step or the last acknowledgements may take.
 pub const TXN_TIMEOUT: Duration = Duration::from_secs(30);

@@ -158,18 +158,51 @@ struct OpenBlock {
     stamps: Vec<(i64, u32)>,
 }
 
-/// Runs the avro-etl pipeline until `stop` is set.
-pub fn run(settings: &PipelineSettings, etl: &EtlSettings, stop: &AtomicBool) -> Result<()> {
-    if settings.delivery != settings::Delivery::AtLeastOnce {
-        bail!(
-            "rustpipe: avro-etl runs at-least-once only: a ClickHouse insert cannot join a Kafka transaction"
-        );
+impl OpenBlock {
+    /// An empty block of decoded rows, or of raw messages.
+    fn new(decoded: bool, format: RowFormat) -> OpenBlock {
+        OpenBlock {
+            encoder: if decoded {
+                BlockEncoder::new(format)
+            } else {
+                BlockEncoder::raw(format)
+            },
+            started: None,
+            offsets: BTreeMap::new(),
+            stamps: Vec::new(),
+        }
     }
-    let consumer_config = settings.consumer_config();
-    println!(
-        "{}",
-        settings.effective_client_config(&consumer_config, &settings.producer_config())
-    );
+
+    /// Adds one message's rows (decoded, or the message as one raw row)
+    /// and moves its partition's offset.
+    fn add(
+        &mut self,
+        message: &rdkafka::message::BorrowedMessage<'_>,
+        decoder: Option<&Decoder>,
+        events: usize,
+    ) -> Result<()> {
+        let rows_before = self.encoder.rows();
+        let Some(datum) = message.payload() else {
+            bail!("rustpipe: a message without a payload on the input");
+        };
+        let ts_us = match decoder {
+            Some(decoder) => decode_into(decoder, datum, events, &mut self.encoder)?,
+            None => pass_through(message, datum, &mut self.encoder)?,
+        };
+        let rows = (self.encoder.rows() - rows_before) as u32;
+        if rows > 0 {
+            self.stamps.push((ts_us, rows));
+        }
+        self.started.get_or_insert_with(Instant::now);
+        self.offsets
+            .insert(message.partition(), message.offset() + 1);
+        Ok(())
+    }
+}
+
+/// The sink's runtime and its ClickHouse client, the server checked
+/// reachable first.
+fn sink_runtime(etl: &EtlSettings) -> Result<(tokio::runtime::Runtime, clickhouse::Client)> {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .thread_name("rustpipe-sink")
@@ -185,6 +218,22 @@ pub fn run(settings: &PipelineSettings, etl: &EtlSettings, stop: &AtomicBool) ->
                 etl.url
             )
         })?;
+    Ok((runtime, client))
+}
+
+/// Runs the avro-etl pipeline until `stop` is set.
+pub fn run(settings: &PipelineSettings, etl: &EtlSettings, stop: &AtomicBool) -> Result<()> {
+    if settings.delivery != settings::Delivery::AtLeastOnce {
+        bail!(
+            "rustpipe: avro-etl runs at-least-once only: a ClickHouse insert cannot join a Kafka transaction"
+        );
+    }
+    let consumer_config = settings.consumer_config();
+    println!(
+        "{}",
+        settings.effective_client_config(&consumer_config, &settings.producer_config())
+    );
+    let (runtime, client) = sink_runtime(etl)?;
     let consumer: BaseConsumer = consumer_config
         .create()
         .context("rustpipe: creating the consumer")?;
@@ -214,15 +263,7 @@ pub fn run(settings: &PipelineSettings, etl: &EtlSettings, stop: &AtomicBool) ->
         log: BufWriter::new(log),
     };
     let decoder = etl.decoder.map(Decoder::new).transpose()?;
-    let mut block = OpenBlock {
-        encoder: match decoder {
-            Some(_) => BlockEncoder::new(etl.format),
-            None => BlockEncoder::raw(etl.format),
-        },
-        started: None,
-        offsets: BTreeMap::new(),
-        stamps: Vec::new(),
-    };
+    let mut block = OpenBlock::new(decoder.is_some(), etl.format);
     let mut ready = false;
     while !stop.load(Ordering::Relaxed) {
         sink.take_completions(false)?;
@@ -236,22 +277,7 @@ pub fn run(settings: &PipelineSettings, etl: &EtlSettings, stop: &AtomicBool) ->
         });
         match consumer.poll(wait) {
             Some(Ok(message)) => {
-                let rows_before = block.encoder.rows();
-                let Some(datum) = message.payload() else {
-                    bail!("rustpipe: a message without a payload on the input");
-                };
-                let ts_us = match &decoder {
-                    Some(decoder) => decode_into(decoder, datum, etl.events, &mut block.encoder)?,
-                    None => pass_through(&message, datum, &mut block.encoder)?,
-                };
-                let rows = (block.encoder.rows() - rows_before) as u32;
-                if rows > 0 {
-                    block.stamps.push((ts_us, rows));
-                }
-                block.started.get_or_insert_with(Instant::now);
-                block
-                    .offsets
-                    .insert(message.partition(), message.offset() + 1);
+                block.add(&message, decoder.as_ref(), etl.events)?;
                 if block.encoder.rows() >= etl.block_rows {
                     sink.send(&mut block)?;
                 }

@@ -20,7 +20,7 @@ use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::chunk::NextOffset;
-use crate::delivery::{self, Delivery, Ledger, Transactions, TXN_TIMEOUT};
+use crate::delivery::{self, is_lost, Delivery, Ledger, Lost, Transactions, TXN_TIMEOUT};
 use crate::settings::{self, PipelineSettings};
 use crate::shards::{self, Stages};
 
@@ -36,27 +36,6 @@ const IDLE_POLL: Duration = Duration::from_millis(100);
 /// losing its group or transaction before it gives up: a pipeline that keeps
 /// losing them is failing, not riding through a broker restart.
 const MAX_START_OVERS: u32 = 10;
-
-/// The group membership or the open transaction was lost under the pipeline:
-/// a broker restart left the consumer fenced by its own rejoin, or made the
-/// transaction coordinator abort. What committed stays; what was open did
-/// not, so the pipeline starts over from the committed offsets with a new
-/// consumer and producer, as a restarted process would.
-#[derive(Debug)]
-pub struct Lost(pub String);
-
-impl std::fmt::Display for Lost {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for Lost {}
-
-/// Whether `err` is, or was caused by, a [`Lost`].
-pub fn is_lost(err: &anyhow::Error) -> bool {
-    err.chain().any(|cause| cause.is::<Lost>())
-}
 
 /// Runs the pipeline until `stop` is set, starting it over from the
 /// committed offsets when its group or transaction is lost.

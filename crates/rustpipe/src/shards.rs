@@ -155,19 +155,26 @@ where
         };
         let read = read(&mut stages);
         drop(stages);
-        let mut failure = None;
-        for handle in workers.into_iter().chain(std::iter::once(writer)) {
-            let joined = handle
-                .join()
-                .unwrap_or_else(|_| Err(anyhow!("rustpipe: a shard panicked")));
-            // A thread's own error explains the reader's `a shard stopped`.
-            if let (Err(err), None) = (joined, &failure) {
-                failure = Some(err);
-            }
-        }
-        match failure {
+        match first_failure(workers.into_iter().chain(std::iter::once(writer))) {
             Some(err) => Err(err),
             None => read,
         }
     })
+}
+
+/// Joins every thread; the first error among them, which explains the
+/// reader's `a shard stopped`.
+fn first_failure<'scope>(
+    handles: impl Iterator<Item = std::thread::ScopedJoinHandle<'scope, Result<()>>>,
+) -> Option<anyhow::Error> {
+    let mut failure = None;
+    for handle in handles {
+        let joined = handle
+            .join()
+            .unwrap_or_else(|_| Err(anyhow!("rustpipe: a shard panicked")));
+        if let (Err(err), None) = (joined, &failure) {
+            failure = Some(err);
+        }
+    }
+    failure
 }

@@ -86,66 +86,81 @@ pub(super) fn bottleneck(
     finding
 }
 
+/// Where the arms' end-to-end rates put the bottleneck: the load when an
+/// arm kept up, else the pipeline when the rates differ, else the sink when
+/// the CPU rig shows the decoders far apart.
 fn rate_finding(arms: &[ArmRate], decode_multiple: Option<f64>) -> Finding {
-    let finding = |limit, text: String| Finding { limit, text };
     let measured: Vec<&ArmRate> = arms.iter().filter(|a| a.rows_per_s > 0.0).collect();
     let (kept_up, behind): (Vec<&ArmRate>, Vec<&ArmRate>) =
         measured.iter().partition(|a| a.kept_up);
     if !kept_up.is_empty() {
-        let labels: Vec<&str> = kept_up.iter().map(|a| a.label.as_str()).collect();
-        let top = kept_up.iter().map(|a| a.rows_per_s).fold(0.0, f64::max);
-        let load = format!(
-            "{} kept up with all the load offered (up to {} rows/s)",
-            labels.join(", "),
-            fixed(top, 0)
-        );
-        if behind.is_empty() {
-            return finding(
-                Limit::Load,
-                format!(
-                    "{load}: the load, not the decoder or the sink, set the rate; a heavier \
-                     load would be needed to reach either."
-                ),
-            );
-        }
-        let slow: Vec<String> = behind
-            .iter()
-            .map(|a| {
-                format!(
-                    "{} fell behind at {} rows/s",
-                    a.label,
-                    fixed(a.rows_per_s, 0)
-                )
-            })
-            .collect();
-        return finding(
-            Limit::Pipeline,
-            format!(
-                "{load}, while {}: the decoder and pipeline limit the arms that fell behind, \
-                 and the sink took more than they could give it.",
-                slow.join(", ")
-            ),
-        );
+        return load_finding(&kept_up, &behind);
     }
     let mut ranked = behind;
     ranked.sort_by(|a, b| b.rows_per_s.total_cmp(&a.rows_per_s));
     let (Some(fastest), Some(slowest)) = (ranked.first(), ranked.last()) else {
-        return finding(
-            Limit::Unknown,
-            "No Avro arm has an end-to-end rate yet, so the bottleneck cannot be placed."
+        return Finding {
+            limit: Limit::Unknown,
+            text: "No Avro arm has an end-to-end rate yet, so the bottleneck cannot be placed."
                 .to_string(),
-        );
+        };
     };
     if ranked.len() < 2 {
-        return finding(
-            Limit::Unknown,
-            format!(
+        return Finding {
+            limit: Limit::Unknown,
+            text: format!(
                 "Only {} has an end-to-end rate: placing the bottleneck takes two Avro arms \
                  or more at one point.",
                 fastest.label
             ),
-        );
+        };
     }
+    spread_finding(fastest, slowest, decode_multiple)
+}
+
+/// Some arms kept up with the load: the load set their rate, and the
+/// pipeline that of the arms that fell behind.
+fn load_finding(kept_up: &[&ArmRate], behind: &[&ArmRate]) -> Finding {
+    let labels: Vec<&str> = kept_up.iter().map(|a| a.label.as_str()).collect();
+    let top = kept_up.iter().map(|a| a.rows_per_s).fold(0.0, f64::max);
+    let load = format!(
+        "{} kept up with all the load offered (up to {} rows/s)",
+        labels.join(", "),
+        fixed(top, 0)
+    );
+    if behind.is_empty() {
+        return Finding {
+            limit: Limit::Load,
+            text: format!(
+                "{load}: the load, not the decoder or the sink, set the rate; a heavier \
+                 load would be needed to reach either."
+            ),
+        };
+    }
+    let slow: Vec<String> = behind
+        .iter()
+        .map(|a| {
+            format!(
+                "{} fell behind at {} rows/s",
+                a.label,
+                fixed(a.rows_per_s, 0)
+            )
+        })
+        .collect();
+    Finding {
+        limit: Limit::Pipeline,
+        text: format!(
+            "{load}, while {}: the decoder and pipeline limit the arms that fell behind, \
+             and the sink took more than they could give it.",
+            slow.join(", ")
+        ),
+    }
+}
+
+/// Every arm fell behind: rates that differ put the limit in the pipeline;
+/// flat ones put it in the sink when the decoders are far apart on decode.
+fn spread_finding(fastest: &ArmRate, slowest: &ArmRate, decode_multiple: Option<f64>) -> Finding {
+    let finding = |limit, text: String| Finding { limit, text };
     let spread = fastest.rows_per_s / slowest.rows_per_s - 1.0;
     let within = format!(
         "The Avro arms land within {} of each other ({} to {} rows/s)",

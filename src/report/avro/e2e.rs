@@ -9,10 +9,10 @@ use serde::Serialize;
 use super::bottleneck::{bottleneck, ArmRate, CpuUse};
 use super::Arm;
 use crate::analysis::{spread, Spread};
-use crate::host::HostInfo;
+use crate::model::host::HostInfo;
 use crate::report::charts::Chart;
-use crate::report::context::host_label;
 use crate::report::figures::{figure, format_of, metric_cell, metric_column, repeats_cell};
+use crate::report::header::host_label;
 use crate::report::lines::comparable;
 use crate::report::points::BenchPoint;
 use crate::report::svg::{self, Bar};
@@ -367,30 +367,10 @@ fn arm_table(runs: &E2eRuns<'_>) -> Table {
         events.dedup();
         events
     };
-    let pair = |records: &[&RunRecord], a: &str, b: &str| {
-        Cell::pair(metric_cell(records, a), metric_cell(records, b))
-    };
-    let cpu_cell = |records: &[&RunRecord], pick| {
-        repeats_cell(&resource_values(records, pick), |v| fixed(v, 1)).unwrap_or_else(Cell::missing)
-    };
     for (arm, records) in &runs.arms {
         let mut rows_per_s = metric_cell(records, "rows_per_s");
         if arm.is_raw() {
-            let events = match avro_events.as_slice() {
-                [] => records
-                    .iter()
-                    .find_map(|r| r.config.etl.as_ref())
-                    .map_or("several".to_string(), |etl| etl.events.to_string()),
-                many => many
-                    .iter()
-                    .map(u32::to_string)
-                    .collect::<Vec<_>>()
-                    .join(" or "),
-            };
-            let why = format!(
-                "not comparable on rows/s: one row per message, where the Avro arms write \
-                 up to {events} rows per message"
-            );
+            let why = raw_not_comparable(records, &avro_events);
             table.notes.push(format!(
                 "{}: {why}. It is left out of the charts.",
                 arm.label()
@@ -401,34 +381,61 @@ fn arm_table(runs: &E2eRuns<'_>) -> Table {
             };
             rows_per_s = rows_per_s.with_class("na").with_title(title);
         }
-        table.push(
-            Row::new()
-                .set("arm", Cell::text(arm.label()).with_title(arm.description()))
-                .set(
-                    "rows / message",
-                    rows_per_message(arm, records)
-                        .map_or_else(Cell::missing, |n| Cell::text(n.to_string())),
-                )
-                .set("runs", Cell::text(records.len().to_string()))
-                .set("rows/s", rows_per_s)
-                .set("consumed/s", metric_cell(records, "consumed_per_s"))
-                .set(
-                    "sink flush p50 / p99",
-                    pair(records, "sink_flush_p50_ms", "sink_flush_p99_ms"),
-                )
-                .set(
-                    "row e2e p50 / p99",
-                    pair(records, "row_e2e_p50_ms", "row_e2e_p99_ms"),
-                )
-                .set(
-                    "backpressure pauses",
-                    metric_cell(records, "backpressure_pauses"),
-                )
-                .set("product CPU", cpu_cell(records, product_of))
-                .set("ClickHouse CPU", cpu_cell(records, sink_of)),
-        );
+        table.push(arm_row(arm, records, rows_per_s));
     }
     table
+}
+
+/// Why the raw arm's rows/s does not compare with the Avro arms': one row
+/// per message where they write up to `avro_events` rows each.
+fn raw_not_comparable(records: &[&RunRecord], avro_events: &[u32]) -> String {
+    let events = match avro_events {
+        [] => records
+            .iter()
+            .find_map(|r| r.config.etl.as_ref())
+            .map_or("several".to_string(), |etl| etl.events.to_string()),
+        many => many
+            .iter()
+            .map(u32::to_string)
+            .collect::<Vec<_>>()
+            .join(" or "),
+    };
+    format!(
+        "not comparable on rows/s: one row per message, where the Avro arms write \
+         up to {events} rows per message"
+    )
+}
+
+/// One arm's row, its rows/s cell given.
+fn arm_row(arm: &Arm, records: &[&RunRecord], rows_per_s: Cell) -> Row {
+    let pair = |a: &str, b: &str| Cell::pair(metric_cell(records, a), metric_cell(records, b));
+    let cpu_cell = |pick| {
+        repeats_cell(&resource_values(records, pick), |v| fixed(v, 1)).unwrap_or_else(Cell::missing)
+    };
+    Row::new()
+        .set("arm", Cell::text(arm.label()).with_title(arm.description()))
+        .set(
+            "rows / message",
+            rows_per_message(arm, records)
+                .map_or_else(Cell::missing, |n| Cell::text(n.to_string())),
+        )
+        .set("runs", Cell::text(records.len().to_string()))
+        .set("rows/s", rows_per_s)
+        .set("consumed/s", metric_cell(records, "consumed_per_s"))
+        .set(
+            "sink flush p50 / p99",
+            pair("sink_flush_p50_ms", "sink_flush_p99_ms"),
+        )
+        .set(
+            "row e2e p50 / p99",
+            pair("row_e2e_p50_ms", "row_e2e_p99_ms"),
+        )
+        .set(
+            "backpressure pauses",
+            metric_cell(records, "backpressure_pauses"),
+        )
+        .set("product CPU", cpu_cell(product_of))
+        .set("ClickHouse CPU", cpu_cell(sink_of))
 }
 
 #[cfg(test)]

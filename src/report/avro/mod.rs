@@ -13,7 +13,7 @@ pub use rig::{Headline, RigSection};
 
 use serde::Serialize;
 
-use super::context::commits_of;
+use super::header::commits_of;
 use super::svg::PALETTE;
 use crate::results::{RigRecord, RunRecord, Variant};
 
@@ -61,7 +61,7 @@ pub fn avro_page(runs: &[RunRecord], rig_records: &[RigRecord]) -> AvroPage {
     let decode_multiple = batch
         .as_ref()
         .filter(|b| !b.elsewhere)
-        .and_then(|b| crate::rig::multiples(&b.records).decode);
+        .and_then(|b| crate::analysis::rig_multiples::multiples(&b.records).decode);
     let stamps = batch
         .iter()
         .flat_map(|b| b.records.iter())

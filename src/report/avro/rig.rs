@@ -5,10 +5,10 @@
 use serde::Serialize;
 
 use super::Arm;
-use crate::host::HostInfo;
+use crate::model::host::HostInfo;
 use crate::report::charts::Chart;
-use crate::report::context::host_label;
 use crate::report::figures::column_of;
+use crate::report::header::host_label;
 use crate::report::svg::{self, Bar};
 use crate::report::table::{date_time, display_unit, fixed, Cell, Column, Row, Table};
 use crate::results::{Better, Metric, RigRecord};
@@ -92,7 +92,7 @@ pub(super) fn rig_section(batch: Option<&RigBatch>) -> RigSection {
             charts: Vec::new(),
         };
     };
-    let multiples = crate::rig::multiples(&batch.records);
+    let multiples = crate::analysis::rig_multiples::multiples(&batch.records);
     let mut notes = Vec::new();
     if batch.elsewhere {
         notes.push(

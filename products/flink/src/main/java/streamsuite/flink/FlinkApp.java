@@ -7,6 +7,7 @@ import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.EnumSet;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Properties;
@@ -32,6 +33,7 @@ import org.apache.flink.connector.kafka.lineage.KafkaDatasetFacet;
 import org.apache.flink.connector.kafka.sink.KafkaRecordSerializationSchema;
 import org.apache.flink.connector.kafka.sink.KafkaSink;
 import org.apache.flink.connector.kafka.sink.KafkaSinkBuilder;
+import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
 import org.apache.flink.connector.kafka.source.KafkaSource;
 import org.apache.flink.connector.kafka.source.enumerator.initializer.OffsetsInitializer;
 import org.apache.flink.connector.kafka.source.reader.deserializer.KafkaRecordDeserializationSchema;
@@ -48,6 +50,11 @@ import org.apache.kafka.clients.consumer.OffsetResetStrategy;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.common.config.ConfigException;
 import org.apache.kafka.common.serialization.ByteArrayDeserializer;
+import streamsuite.common.BenchEnv;
+import streamsuite.common.ClientProfile;
+import streamsuite.common.Settings;
+import streamsuite.common.Stateless;
+import streamsuite.common.Workload;
 
 /**
  * streamsuite's Apache Flink product: a DataStream job per workload, run in a
@@ -65,6 +72,8 @@ import org.apache.kafka.common.serialization.ByteArrayDeserializer;
  * transactions a killed process left behind, so exactly-once holds across it.
  */
 public final class FlinkApp {
+    /** The name the app's messages start with. */
+    static final String PRODUCT = "flink";
     /** The line product.yaml's readiness check looks for. */
     static final String READY_LINE = "flink ready";
     /** Flink refuses checkpoint intervals below this (CheckpointCoordinatorConfiguration). */
@@ -84,8 +93,10 @@ public final class FlinkApp {
 
     public static void main(String[] args) throws Exception {
         Settings settings;
+        TransactionNamingStrategy naming;
         try {
-            settings = Settings.fromEnv();
+            settings = Settings.fromEnv(PRODUCT, EnumSet.allOf(Workload.class));
+            naming = TransactionNaming.fromEnv(BenchEnv.system(PRODUCT));
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             System.exit(2);
@@ -106,11 +117,11 @@ public final class FlinkApp {
 
         StreamExecutionEnvironment env =
                 StreamExecutionEnvironment.createLocalEnvironment(configuration(settings, interval, checkpoints, resume));
-        KafkaSink<byte[]> sink = sink(settings);
+        KafkaSink<byte[]> sink = sink(settings, naming);
         KafkaSource<?> source = pipeline(env, settings, sink);
         String effective;
         try {
-            effective = effectiveClientConfig(source, sink, settings,
+            effective = effectiveClientConfig(source, sink, settings, naming,
                     env.getCheckpointConfig().getCheckpointInterval());
         } catch (ConfigException e) {
             // A profile the Java client refuses (acks 1 or 0 with idempotence, say).
@@ -280,7 +291,7 @@ public final class FlinkApp {
                 .build();
     }
 
-    static KafkaSink<byte[]> sink(Settings settings) {
+    static KafkaSink<byte[]> sink(Settings settings, TransactionNamingStrategy naming) {
         ClientProfile client = settings.client();
         boolean idempotence = client.enableIdempotence();
         if (settings.exactlyOnce() && !idempotence) {
@@ -306,7 +317,7 @@ public final class FlinkApp {
                     // POOLING (settings.transaction_naming) reuses a small pool of
                     // transactional ids; INCREMENTING names a new one per
                     // checkpoint (100 a second at a 10 ms interval).
-                    .setTransactionNamingStrategy(settings.transactionNaming())
+                    .setTransactionNamingStrategy(naming)
                     .setProperty("transaction.timeout.ms", TRANSACTION_TIMEOUT_MS)
                     // A pooled id is reused right after its commit; while the broker
                     // still writes that commit's markers, InitProducerId answers
@@ -331,15 +342,15 @@ public final class FlinkApp {
      * minimum).
      */
     static String effectiveClientConfig(KafkaSource<?> source, KafkaSink<byte[]> sink, Settings settings,
-            long checkpointIntervalMs) {
+            TransactionNamingStrategy naming, long checkpointIntervalMs) {
         Properties consumer = clientProperties(source.getLineageVertex(), "KafkaSource");
         Properties producer = clientProperties(sink.getLineageVertex(), "KafkaSink");
         if (settings.exactlyOnce()) {
             // The sink gives each producer a transactional.id of its own.
             producer.setProperty(ProducerConfig.TRANSACTIONAL_ID_CONFIG, settings.transactionalId() + "-check");
         }
-        return ClientProfile.effectiveJson(new ConsumerConfig(consumer), new ProducerConfig(producer), checkpointIntervalMs,
-                settings.exactlyOnce(), Map.of("transaction_naming", settings.transactionNamingName()));
+        return ClientProfile.effectiveJson(PRODUCT, new ConsumerConfig(consumer), new ProducerConfig(producer),
+                checkpointIntervalMs, settings.exactlyOnce(), Map.of("transaction_naming", TransactionNaming.name(naming)));
     }
 
     private static Properties clientProperties(LineageVertex vertex, String what) {

@@ -18,12 +18,17 @@ import com.hazelcast.logging.LogEvent;
 import com.hazelcast.logging.LogListener;
 import java.io.IOException;
 import java.io.InputStream;
+import java.util.EnumSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.logging.Level;
 import java.util.logging.LogManager;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.config.ConfigException;
+import streamsuite.common.ClientProfile;
+import streamsuite.common.Settings;
+import streamsuite.common.Stateless;
+import streamsuite.common.Workload;
 
 /**
  * streamsuite's Hazelcast product: one embedded Hazelcast member (Community
@@ -49,9 +54,10 @@ import org.apache.kafka.common.config.ConfigException;
  * cancels the job and shuts the member down.
  */
 public final class HazelcastApp {
+    /** The name the app's messages start with. */
+    static final String PRODUCT = "hazelcast";
     /** The line product.yaml's readiness check looks for. */
     static final String READY_LINE = "hazelcast ready";
-    static final String EFFECTIVE_PREFIX = "effective client config: ";
     /** How long start-up (member, job, partition assignment) may take. */
     private static final long READY_TIMEOUT_S = 120;
     private static final long STOP_TIMEOUT_MS = 5000;
@@ -67,8 +73,8 @@ public final class HazelcastApp {
         Settings settings;
         String effective;
         try {
-            settings = Settings.fromEnv();
-            effective = settings.effectiveJson(settings.commitIntervalMs(), NONCOOPERATIVE_MAX_IDLE_US);
+            settings = Settings.fromEnv(PRODUCT, EnumSet.of(Workload.STATELESS));
+            effective = Clients.effectiveJson(settings, settings.commitIntervalMs(), NONCOOPERATIVE_MAX_IDLE_US);
         } catch (IllegalArgumentException | ConfigException e) {
             // A missing variable, or a profile the Java client refuses.
             System.err.println(e.getMessage());
@@ -99,7 +105,7 @@ public final class HazelcastApp {
                 Runtime.getRuntime().halt(1);
             }
         }
-        System.out.println(EFFECTIVE_PREFIX + effective);
+        System.out.println(ClientProfile.EFFECTIVE_PREFIX + effective);
         System.out.println(READY_LINE);
         System.out.flush();
 
@@ -121,8 +127,8 @@ public final class HazelcastApp {
      */
     static Pipeline pipeline(Settings settings) {
         StreamSource<byte[]> source = KafkaSources.<byte[], byte[], byte[]>kafka(
-                settings.consumer(), ConsumerRecord::value, settings.inputTopic());
-        Sink<byte[]> sink = KafkaSinks.<byte[]>kafka(settings.producer())
+                Clients.consumer(settings), ConsumerRecord::value, settings.inputTopic());
+        Sink<byte[]> sink = KafkaSinks.<byte[]>kafka(Clients.producer(settings))
                 .topic(settings.outputTopic())
                 // The sink follows the job's guarantee: transactions under
                 // EXACTLY_ONCE, flushes at each snapshot under AT_LEAST_ONCE.

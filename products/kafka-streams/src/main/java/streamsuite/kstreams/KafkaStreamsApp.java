@@ -4,6 +4,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,6 +24,12 @@ import org.apache.kafka.streams.Topology;
 import org.apache.kafka.streams.errors.StreamsUncaughtExceptionHandler.StreamThreadExceptionResponse;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Produced;
+import streamsuite.common.BenchEnv;
+import streamsuite.common.ClientProfile;
+import streamsuite.common.Settings;
+import streamsuite.common.Stateless;
+import streamsuite.common.StaticMembership;
+import streamsuite.common.Workload;
 
 /**
  * streamsuite's Kafka Streams product: one topology per workload (printed to
@@ -38,6 +45,8 @@ import org.apache.kafka.streams.kstream.Produced;
  * offsets in one Kafka transaction.
  */
 public final class KafkaStreamsApp {
+    /** The name the app's messages start with. */
+    static final String PRODUCT = "kafka-streams";
     /** The line product.yaml's readiness check looks for. */
     static final String READY_LINE = "kafka-streams ready";
     private static final Duration STOP_TIMEOUT = Duration.ofSeconds(5);
@@ -46,8 +55,10 @@ public final class KafkaStreamsApp {
 
     public static void main(String[] args) throws Exception {
         Settings settings;
+        StaticMembership membership;
         try {
-            settings = Settings.fromEnv();
+            settings = Settings.fromEnv(PRODUCT, EnumSet.allOf(Workload.class));
+            membership = StaticMembership.from(BenchEnv.system(PRODUCT));
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             System.exit(2);
@@ -57,7 +68,7 @@ public final class KafkaStreamsApp {
         StreamsConfig config;
         String effective;
         try {
-            config = new StreamsConfig(properties(settings, stateDir));
+            config = new StreamsConfig(properties(settings, membership, stateDir));
             effective = effectiveClientConfig(config, settings);
         } catch (ConfigException e) {
             // A profile the Java client refuses (acks 1 or 0 with idempotence, say).
@@ -133,7 +144,7 @@ public final class KafkaStreamsApp {
         return builder.build();
     }
 
-    static Properties properties(Settings settings, Path stateDir) {
+    static Properties properties(Settings settings, StaticMembership membership, Path stateDir) {
         Properties p = new Properties();
         // application.id is the consumer group: the suite reads its committed offsets.
         p.put(StreamsConfig.APPLICATION_ID_CONFIG, settings.groupId());
@@ -166,9 +177,9 @@ public final class KafkaStreamsApp {
         // waiting for the dead member's session to time out. Kafka Streams
         // appends each stream thread's index ("-1", "-2", ...) to the id, so
         // every thread's consumer has one of its own.
-        p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG), client.groupInstanceId());
+        p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.GROUP_INSTANCE_ID_CONFIG), membership.groupInstanceId());
         p.put(StreamsConfig.mainConsumerPrefix(ConsumerConfig.SESSION_TIMEOUT_MS_CONFIG),
-                Integer.toString(client.sessionTimeoutMs()));
+                Integer.toString(membership.sessionTimeoutMs()));
         if (settings.exactlyOnce()) {
             // exactly_once_v2 sets read_committed and idempotence itself (and
             // replaces a given value with a warning): a transactional producer
@@ -212,8 +223,8 @@ public final class KafkaStreamsApp {
             // Each stream thread's producer gets a transactional.id of its own.
             producer.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, settings.groupId() + "-check");
         }
-        return ClientProfile.effectiveJson(new ConsumerConfig(consumer), new ProducerConfig(producer),
-                config.getLong(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG), settings.exactlyOnce());
+        return ClientProfile.effectiveJson(PRODUCT, new ConsumerConfig(consumer), new ProducerConfig(producer),
+                config.getLong(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG), settings.exactlyOnce(), Map.of());
     }
 
     private static void deleteQuietly(Path dir) {

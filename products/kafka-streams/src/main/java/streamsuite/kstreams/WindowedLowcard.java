@@ -29,6 +29,7 @@ import org.apache.kafka.streams.kstream.TimeWindows;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.processor.TimestampExtractor;
 import org.apache.kafka.streams.state.WindowStore;
+import streamsuite.common.Settings;
 
 /**
  * The windowed-lowcard workload: tumbling 1 s event-time windows over

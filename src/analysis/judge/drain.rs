@@ -1,0 +1,308 @@
+//! A drain run's judgement: how fast the product committed a pre-filled
+//! backlog, over which span, at what cost, and whether its output is the
+//! workload's. A drain has no schedule and no window.
+
+use super::super::sanity::SanityInputs;
+use super::super::window::{self, Sample};
+use super::{
+    close, flag_host, flag_slow_samples, put_efficiency, put_sanity, put_verification, resources,
+    Helpers, Judgement, Verified, RATE,
+};
+use crate::config::Tolerances;
+use crate::model::gendata::GendataSummary;
+use crate::results::{Better, Regime, Resources, RunConfig};
+use crate::workloads::TopicOutput;
+
+/// Everything a drain run's figures are judged from.
+#[derive(Debug, Clone, Copy)]
+pub struct DrainInputs<'a> {
+    /// Records pre-filled: the backlog the product drains.
+    pub records: u64,
+    /// When the product reported itself ready, epoch microseconds.
+    pub ready_us: i64,
+    /// (read time, committed offset) of every poll of the product's
+    /// committed input offset, from its readiness on.
+    pub progress: &'a [(i64, i64)],
+    /// Samples from the product's readiness to the drain's end.
+    pub samples: &'a [Sample],
+    pub ticks_per_s: f64,
+    pub config: &'a RunConfig,
+    /// What the workload owes, for the sanity checks.
+    pub workload: &'a dyn TopicOutput,
+    /// gendata's account of the pre-fill.
+    pub prefill: &'a GendataSummary,
+    pub verified: &'a Verified,
+    /// How long the product was given to drain, seconds.
+    pub bound_s: f64,
+    pub tolerances: &'a Tolerances,
+}
+
+/// The span over which a drain is timed.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct DrainSpan {
+    /// The first poll that saw the committed offset above zero.
+    pub first_us: i64,
+    /// The committed offset at that poll.
+    pub first_committed: u64,
+    /// The first poll that saw the whole backlog committed; None when the
+    /// bound ran out first.
+    pub end_us: Option<i64>,
+    /// The highest committed offset seen.
+    pub committed_max: u64,
+    /// Polls after the first that saw the committed offset move, up to
+    /// the end: the commits the drain is timed over.
+    pub commits: usize,
+}
+
+/// The drain's span from the polls of the committed offset; None when the
+/// product committed nothing.
+pub fn drain_span(progress: &[(i64, i64)], records: u64) -> Option<DrainSpan> {
+    let first_at = progress.iter().position(|(_, c)| *c > 0)?;
+    let (first_us, first) = progress[first_at];
+    let end_us = progress
+        .iter()
+        .find(|(_, c)| *c >= 0 && *c as u64 >= records)
+        .map(|&(at, _)| at);
+    let committed_max = progress.iter().map(|&(_, c)| c.max(0) as u64).max()?;
+    let mut commits = 0;
+    let mut last = first;
+    for &(at, committed) in &progress[first_at + 1..] {
+        if end_us.is_some_and(|end| at > end) {
+            break;
+        }
+        if committed > last {
+            commits += 1;
+            last = committed;
+        }
+    }
+    Some(DrainSpan {
+        first_us,
+        first_committed: first as u64,
+        end_us,
+        committed_max,
+        commits,
+    })
+}
+
+/// Commits a drain must span after its first for its time to mean a rate:
+/// with fewer, the time is mostly the commit cadence's.
+pub const MIN_DRAIN_COMMITS: usize = 3;
+/// Commits the suggested drain size spans.
+const SUGGESTED_DRAIN_COMMITS: f64 = 10.0;
+
+/// A drain size, in records, that spans [`SUGGESTED_DRAIN_COMMITS`] commits
+/// at `per_s`, one commit every `cadence_s`; rounded up to two significant
+/// digits.
+pub(super) fn drain_size_for(per_s: f64, cadence_s: f64) -> u64 {
+    let records = (per_s * cadence_s * SUGGESTED_DRAIN_COMMITS).max(1.0);
+    let unit = 10f64.powi(records.log10().floor() as i32 - 1).max(1.0);
+    ((records / unit).ceil() * unit) as u64
+}
+
+/// Drain capacity, records/s: the records committed from the first commit
+/// seen to the one that completed the backlog, over the seconds between the
+/// two. Records the first commit covers are left out: their time includes
+/// the product's start-up and its group join, which are no read capacity.
+/// A drain over fewer than [`MIN_DRAIN_COMMITS`] commits is too short for
+/// the product's commit cadence: the reason says which size would measure.
+pub fn drain_capacity(
+    span: &DrainSpan,
+    records: u64,
+    ready_us: i64,
+    commit_interval_ms: u64,
+) -> Result<f64, String> {
+    let Some(end_us) = span.end_us else {
+        return Err(format!(
+            "the product had committed {} of {records} records when the drain bound ran out",
+            span.committed_max
+        ));
+    };
+    let seconds = (end_us - span.first_us) as f64 / 1e6;
+    let interval_s = commit_interval_ms as f64 / 1000.0;
+    if seconds <= 0.0 {
+        // Everything was read between readiness and the first commit. The
+        // time to that commit includes start-up and the group join, so the
+        // rate it gives is a lower bound only; ten times the backlog is the
+        // least that can help.
+        let at_least = records as f64 / ((span.first_us - ready_us) as f64 / 1e6).max(1e-3);
+        let size = drain_size_for(at_least, interval_s).max(records.saturating_mul(10));
+        return Err(format!(
+            "the first commit seen covered the whole backlog of {records} records: the drain is \
+             too short for a commit every {commit_interval_ms} ms; use --drain {size} or more"
+        ));
+    }
+    let per_s = records.saturating_sub(span.first_committed) as f64 / seconds;
+    if span.commits < MIN_DRAIN_COMMITS {
+        let cadence_s = (seconds / span.commits.max(1) as f64).max(interval_s);
+        return Err(format!(
+            "the drain spanned {} commit(s) after the first in {seconds:.2} s, too few to time \
+             it (at least {MIN_DRAIN_COMMITS}); use --drain {} or more",
+            span.commits,
+            drain_size_for(per_s, cadence_s)
+        ));
+    }
+    Ok(per_s)
+}
+
+/// Judges one drain run. A drain has no schedule and no window: the regime
+/// is draining by design, no latency is quoted and gendata (which finished
+/// before the product started) cannot have fallen behind.
+pub fn judge_drain(m: &DrainInputs<'_>) -> Judgement {
+    let mut j = Judgement::default();
+    if m.prefill.delivery_errors > 0 || m.prefill.records_acked < m.records {
+        j.failure = Some(format!(
+            "the pre-fill delivered {} of {} records ({} refused)",
+            m.prefill.records_acked, m.records, m.prefill.delivery_errors
+        ));
+    }
+    let why_latency = "a drain run has no schedule: every record was written before the \
+                       product started, so its age measures the backlog, not the product";
+    for name in ["latency", "added_p50_ms", "added_p99_ms"] {
+        j.not_applies(name, why_latency);
+    }
+    j.not_applies(
+        "offered_per_s",
+        "a drain run offers its records before the product starts",
+    );
+    j.not_applies(
+        "lag_drift",
+        "a drain run's backlog only shrinks: its regime is draining by design",
+    );
+    let span = drain_span(m.progress, m.records);
+    let capacity = put_drain_figures(&mut j, m, span.as_ref());
+    let in_span = span_samples(m, span.as_ref());
+    let resources = put_span_resources(&mut j, m, &in_span, &capacity);
+    judge_drain_work(&mut j, m);
+    close(
+        &mut j,
+        Regime::Draining,
+        m.samples,
+        m.ready_us,
+        m.ticks_per_s,
+        resources,
+    );
+    j
+}
+
+/// The drain's capacity and its times; the capacity, or why there is none.
+fn put_drain_figures(
+    j: &mut Judgement,
+    m: &DrainInputs<'_>,
+    span: Option<&DrainSpan>,
+) -> Result<f64, String> {
+    let capacity = match span {
+        Some(span) => drain_capacity(span, m.records, m.ready_us, m.config.commit_interval_ms),
+        None => Err(format!(
+            "the product committed nothing within the drain bound of {:.0} s",
+            m.bound_s
+        )),
+    };
+    match &capacity {
+        Ok(per_s) => j.put("drain_capacity_per_s", *per_s, RATE, Better::Higher),
+        Err(why) => j.not_applies("drain_capacity_per_s", why),
+    }
+    if let Some(span) = span {
+        j.put(
+            "drain_first_commit_s",
+            (span.first_us - m.ready_us) as f64 / 1e6,
+            "s",
+            Better::Lower,
+        );
+        match (span.end_us, &capacity) {
+            (Some(end_us), Ok(_)) => j.put(
+                "drain_s",
+                (end_us - span.first_us) as f64 / 1e6,
+                "s",
+                Better::Lower,
+            ),
+            (_, Err(why)) => j.not_applies("drain_s", why),
+            (None, Ok(_)) => {}
+        }
+    }
+    capacity
+}
+
+/// The samples of the span: from the first commit on, up to the first
+/// sample that saw the whole backlog committed.
+fn span_samples(m: &DrainInputs<'_>, span: Option<&DrainSpan>) -> Vec<Sample> {
+    let Some(span) = span else {
+        return Vec::new();
+    };
+    let mut rows = Vec::new();
+    for s in m
+        .samples
+        .iter()
+        .filter(|s| s.committed_at_us >= span.first_us)
+    {
+        rows.push(s.clone());
+        if s.committed >= 0 && s.committed as u64 >= m.records {
+            break;
+        }
+    }
+    rows
+}
+
+/// The consumed rate, resources and efficiency over the span's samples.
+fn put_span_resources(
+    j: &mut Judgement,
+    m: &DrainInputs<'_>,
+    in_span: &[Sample],
+    capacity: &Result<f64, String>,
+) -> Resources {
+    let span_s = match (in_span.first(), in_span.last()) {
+        (Some(a), Some(b)) => (b.committed_at_us - a.committed_at_us) as f64 / 1e6,
+        _ => 0.0,
+    };
+    let flow = window::flow(&window::offset_reads(in_span, &[]), span_s);
+    let short = "the drain spanned fewer than two samples; use a larger --drain";
+    match &flow {
+        Some(flow) => j.put("consumed_per_s", flow.consumed_per_s, RATE, Better::Higher),
+        None => j.not_applies("consumed_per_s", short),
+    }
+    let helpers = Helpers {
+        gendata: false,
+        probe: false,
+        sink: false,
+    };
+    let resources = resources(in_span, m.ticks_per_s, helpers);
+    flag_host(j, &resources, m.tolerances);
+    let slow_samples = flag_slow_samples(j, in_span);
+    j.put(
+        "slow_samples",
+        slow_samples as f64,
+        "samples",
+        Better::Lower,
+    );
+    match (&resources.product, capacity) {
+        (Some(p), Ok(per_s)) => put_efficiency(j, p, *per_s),
+        (Some(p), Err(_)) => put_efficiency(j, p, flow.map_or(0.0, |f| f.consumed_per_s)),
+        (None, _) => j.not_applies("cpu_avg_pct", short),
+    }
+    resources
+}
+
+/// Sanity and verification over the whole input.
+fn judge_drain_work(j: &mut Judgement, m: &DrainInputs<'_>) {
+    if let Verified::Checked(checked) = m.verified {
+        let consumed = checked.verification.committed_offset.min(m.records);
+        // The pre-fill is unpaced: no schedule.
+        put_sanity(
+            j,
+            SanityInputs {
+                spec: m.workload.sanity(),
+                output: checked.verification.output_records,
+                consumed,
+                expected_selectivity: (m.config.input_partitions == 1)
+                    .then(|| {
+                        m.workload
+                            .expected_selectivity(m.config.seed, None, 0, consumed)
+                    })
+                    .flatten(),
+                tolerance: m.tolerances.selectivity,
+                content: checked.content,
+                figures: checked.figures.clone(),
+            },
+        );
+    }
+    put_verification(j, m.verified);
+}

@@ -1,0 +1,334 @@
+//! The judgement: from a run's samples, its helpers' summaries, the verify
+//! phase's findings and bench.yaml's tolerances to a record's regime, flags
+//! and figures. Pure functions, so every rule is tested on crafted series.
+//!
+//! Each run kind has its own judge (a topic run's window, a drain, an ETL
+//! run's table); the steps they share are here, each judge taking the ones
+//! its run has.
+
+mod drain;
+mod etl;
+mod topic;
+
+#[cfg(test)]
+mod tests;
+
+use std::collections::BTreeMap;
+
+use crate::config::Tolerances;
+use crate::model::gendata::GendataSummary;
+use crate::results::{
+    flag, Better, Metric, Regime, ResourceSummary, Resources, RunConfig, Sanity, SanityVerdict,
+    Series, Verification, VerificationVerdict,
+};
+
+use super::sanity::{judge_sanity, SanityInputs};
+use super::window::{self, OffsetRead, Sample};
+use super::{classify, rows_per_s_per_core, rows_per_s_per_gb, us_cpu_per_record};
+use crate::sampler::TreeReading;
+use crate::workloads::Checked;
+
+pub use drain::{
+    drain_capacity, drain_span, judge_drain, DrainInputs, DrainSpan, MIN_DRAIN_COMMITS,
+};
+pub use etl::{judge_etl, EtlInputs};
+pub use topic::{judge, JudgeInputs};
+
+/// What the verify phase found, or why the output could not be verified.
+#[derive(Debug, Clone)]
+pub enum Verified {
+    Checked(Checked),
+    Skipped(String),
+}
+
+/// How the settle phase after the window went.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Settle {
+    /// From the window's end until the product had committed the whole
+    /// input, or until the bound ran out.
+    pub seconds: f64,
+    /// Whether the product committed the whole input in that time.
+    pub reached_end: bool,
+}
+
+/// A run's regime, flags and figures.
+#[derive(Debug, Clone, Default)]
+pub struct Judgement {
+    /// Why the run failed, when it did.
+    pub failure: Option<String>,
+    pub regime: Option<Regime>,
+    /// In the order they were set.
+    pub flags: Vec<&'static str>,
+    pub metrics: BTreeMap<String, Metric>,
+    pub not_applicable: BTreeMap<String, String>,
+    pub sanity: Option<Sanity>,
+    pub verification: Option<Verification>,
+    pub resources: Option<Resources>,
+    pub series: Option<Series>,
+}
+
+impl Judgement {
+    pub(super) fn put(&mut self, name: &str, value: f64, unit: &str, better: Better) {
+        self.metrics
+            .insert(name.into(), Metric::new(value, unit, better));
+    }
+
+    /// Puts `value`, or notes why the figure does not apply.
+    pub(super) fn maybe(
+        &mut self,
+        name: &str,
+        value: Option<f64>,
+        unit: &str,
+        better: Better,
+        why: &str,
+    ) {
+        match value {
+            Some(value) => self.put(name, value, unit, better),
+            None => self.not_applies(name, why),
+        }
+    }
+
+    pub(super) fn not_applies(&mut self, name: &str, why: &str) {
+        self.not_applicable.insert(name.into(), why.into());
+    }
+}
+
+const RATE: &str = "records/s";
+
+/// A window's samples, the input's flow over them and the regime the flow
+/// shows.
+pub(super) struct Windowed<'s> {
+    pub window: &'s [Sample],
+    pub flow: window::Flow,
+    pub regime: Regime,
+}
+
+/// The window's samples (from `window_start` on), the input's flow over
+/// them and its regime, or why the window cannot be judged.
+pub(super) fn windowed<'s>(
+    samples: &'s [Sample],
+    window_start: usize,
+    offset_polls: &[OffsetRead],
+    window_s: f64,
+    tolerances: &Tolerances,
+) -> Result<Windowed<'s>, String> {
+    let window = &samples[window_start.min(samples.len())..];
+    let reads = window::offset_reads(window, offset_polls);
+    match window::flow(&reads, window_s) {
+        Some(flow) => Ok(Windowed {
+            window,
+            regime: classify(flow.drift, tolerances.lag_drift),
+            flow,
+        }),
+        None => Err(format!(
+            "the window held {} sample(s); at least 2 are needed to judge it",
+            window.len()
+        )),
+    }
+}
+
+/// Which of the harness's processes a run had beside the product and the
+/// broker.
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Helpers {
+    pub gendata: bool,
+    pub probe: bool,
+    pub sink: bool,
+}
+
+/// CPU and memory of each process tree over `window`, and the host's load.
+pub(super) fn resources(window: &[Sample], ticks_per_s: f64, helpers: Helpers) -> Resources {
+    let summarize = |present: bool, part: fn(&Sample) -> Option<&TreeReading>| {
+        if present {
+            window::summarize(window, ticks_per_s, part)
+        } else {
+            None
+        }
+    };
+    Resources {
+        product: window::summarize(window, ticks_per_s, |r| Some(&r.product)),
+        broker: window::summarize(window, ticks_per_s, |r| r.broker.as_ref()),
+        gendata: summarize(helpers.gendata, |r| Some(&r.gendata)),
+        probe: summarize(helpers.probe, |r| Some(&r.probe)),
+        sink: summarize(helpers.sink, |r| r.sink.as_ref()),
+        host: window::host_load(window),
+    }
+}
+
+/// `host-saturated` when the host was busier than bench.yaml allows.
+pub(super) fn flag_host(j: &mut Judgement, resources: &Resources, tolerances: &Tolerances) {
+    if resources
+        .host
+        .as_ref()
+        .is_some_and(|h| h.busy_avg_pct > tolerances.host_busy_pct)
+    {
+        j.flags.push(flag::HOST_SATURATED);
+    }
+}
+
+/// `slow-samples` when any sample came late; the count.
+pub(super) fn flag_slow_samples(j: &mut Judgement, window: &[Sample]) -> usize {
+    let slow_samples = window::slow_samples(window);
+    if slow_samples > 0 {
+        j.flags.push(flag::SLOW_SAMPLES);
+    }
+    slow_samples
+}
+
+/// `generator-behind` when paced gendata fell behind its schedule at p99;
+/// whether it did. Unpaced (rate 0), gendata has no schedule to fall
+/// behind: its lateness is send-to-acknowledgement time under a full queue.
+pub(super) fn flag_generator_behind(
+    j: &mut Judgement,
+    gendata: &GendataSummary,
+    config: &RunConfig,
+    tolerances: &Tolerances,
+) -> bool {
+    let behind = config.rate > 0 && gendata.behind_p99_ms > tolerances.generator_behind_ms;
+    if behind {
+        j.flags.push(flag::GENERATOR_BEHIND);
+    }
+    behind
+}
+
+/// A run whose input lost records at gendata's hand failed.
+pub(super) fn fail_on_delivery_errors(j: &mut Judgement, gendata: &GendataSummary) {
+    if gendata.delivery_errors > 0 {
+        j.failure = Some(format!(
+            "gendata: {} records were not delivered to the input topic",
+            gendata.delivery_errors
+        ));
+    }
+}
+
+/// How long the product took to finish its input after the window.
+pub(super) fn put_settle(j: &mut Judgement, settle: Option<Settle>) {
+    match settle {
+        Some(settle) if settle.reached_end => j.put("settle_s", settle.seconds, "s", Better::Lower),
+        Some(settle) => j.not_applies(
+            "settle_s",
+            &format!(
+                "the product had not finished its input when the settle phase ended after {:.0} s",
+                settle.seconds
+            ),
+        ),
+        None => j.not_applies("settle_s", "the product was down at the window's end"),
+    }
+}
+
+/// The sanity checks' verdict, `sanity-warning` when they found a fault.
+pub(super) fn put_sanity(j: &mut Judgement, inputs: SanityInputs<'_>) {
+    let sanity = judge_sanity(inputs);
+    if sanity.verdict != SanityVerdict::Ok {
+        j.flags.push(flag::SANITY_WARNING);
+    }
+    j.sanity = Some(sanity);
+}
+
+/// The regime, the per-interval series from `samples` and the resources:
+/// what every judgement ends with.
+pub(super) fn close(
+    j: &mut Judgement,
+    regime: Regime,
+    samples: &[Sample],
+    start_us: i64,
+    ticks_per_s: f64,
+    resources: Resources,
+) {
+    j.regime = Some(regime);
+    j.series = Some(window::series(samples, start_us, ticks_per_s));
+    j.resources = Some(resources);
+}
+
+/// The figures a run whose flow figures disagree does not quote: its
+/// capacity (consumed/s), what is per record consumed, and its latency.
+const FLOW_DEPENDENT: [&str; 4] = [
+    "consumed_per_s",
+    "rows_per_s_per_core",
+    "us_cpu_per_record",
+    "rows_per_s_per_gb",
+];
+
+/// Flags `inconsistent-flow` and takes out the figures that lean on the
+/// flow, each with the disagreements as its reason.
+pub(super) fn withhold_if_inconsistent(j: &mut Judgement, disagreements: &[String]) {
+    if disagreements.is_empty() {
+        return;
+    }
+    let why = format!("the flow figures disagree: {}", disagreements.join("; "));
+    j.flags.push(flag::INCONSISTENT_FLOW);
+    let latency: Vec<String> = j
+        .metrics
+        .keys()
+        .filter(|name| name.starts_with("latency_") || name.starts_with("added_"))
+        .cloned()
+        .collect();
+    let quoted_latency = !latency.is_empty();
+    for name in FLOW_DEPENDENT.iter().map(|n| n.to_string()).chain(latency) {
+        j.metrics.remove(&name);
+        j.not_applies(&name, &why);
+    }
+    // Latency withheld here, not for a reason already given (a saturated
+    // run's), and not on a run that times none (an ETL run).
+    if quoted_latency {
+        j.not_applies("latency", &why);
+    }
+    j.not_applies("flow", &disagreements.join("; "));
+}
+
+/// CPU, memory and the efficiency figures of the product's tree, with
+/// `consumed_per_s` as the rate the efficiency is of.
+pub(super) fn put_efficiency(j: &mut Judgement, p: &ResourceSummary, consumed_per_s: f64) {
+    let cpu_unit = "% of one core";
+    j.put("cpu_avg_pct", p.cpu_avg_pct, cpu_unit, Better::Lower);
+    j.put("cpu_p95_pct", p.cpu_p95_pct, cpu_unit, Better::Lower);
+    j.put("mem_avg_mb", p.mem_avg_mb, "MB", Better::Lower);
+    j.put("mem_max_mb", p.mem_max_mb, "MB", Better::Lower);
+    if let Some(rss) = p.rss_avg_mb {
+        j.put("rss_avg_mb", rss, "MB", Better::Lower);
+    }
+    j.maybe(
+        "uss_avg_mb",
+        p.uss_avg_mb,
+        "MB",
+        Better::Lower,
+        "the product's smaps_rollup could not be read at every sample",
+    );
+    j.put("samples", p.samples as f64, "samples", Better::Higher);
+    j.maybe(
+        "rows_per_s_per_core",
+        rows_per_s_per_core(consumed_per_s, p.cpu_avg_pct),
+        "records/s per core",
+        Better::Higher,
+        "the product used no measurable CPU",
+    );
+    j.maybe(
+        "us_cpu_per_record",
+        us_cpu_per_record(consumed_per_s, p.cpu_avg_pct),
+        "us",
+        Better::Lower,
+        "the product consumed no records",
+    );
+    j.maybe(
+        "rows_per_s_per_gb",
+        rows_per_s_per_gb(consumed_per_s, p.mem_avg_mb),
+        "records/s per GB",
+        Better::Higher,
+        "the product's memory could not be read",
+    );
+}
+
+/// The verification, and its verdict as a flag.
+pub(super) fn put_verification(j: &mut Judgement, verified: &Verified) {
+    match verified {
+        Verified::Checked(Checked { verification, .. }) => {
+            match verification.verdict {
+                VerificationVerdict::Passed => {}
+                VerificationVerdict::Failed => j.flags.push(flag::VERIFICATION_FAILED),
+                VerificationVerdict::Incomplete => j.flags.push(flag::VERIFICATION_INCOMPLETE),
+            }
+            j.verification = Some(verification.clone());
+        }
+        Verified::Skipped(why) => j.not_applies("verification", why),
+    }
+}

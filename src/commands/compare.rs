@@ -1,0 +1,390 @@
+//! `suite compare` and `suite regress`: paired figures of two lines, or of
+//! one line at two versions, round by round.
+
+use std::collections::BTreeSet;
+
+use anyhow::Result;
+
+use crate::analysis::paired::{self, BenchPoint, PairedFigure, RunFigures, Side, Verdict};
+use crate::cli::{CompareArgs, RegressArgs};
+use crate::config::{LineBench, LineSpec, Suite, Workload};
+use crate::model::host::HostInfo;
+use crate::report::{self, BadLines};
+use crate::results::{RunRecord, Status};
+use crate::runner::batch::plan_runs;
+use crate::runner::{self};
+
+use super::run::{check_implements, run_lines, LineEntry, LinesOutcome, LinesRequest};
+
+/// `suite compare`: the paired ratios B / A of two lines of one batch.
+pub(super) fn compare(suite: &Suite, args: CompareArgs) -> Result<i32> {
+    let workload = suite.workload(&args.workload)?;
+    for spec in [&args.a, &args.b] {
+        suite.line(&spec.name, None)?;
+    }
+    if args.a == args.b {
+        anyhow::bail!(
+            "`suite compare` sets two different lines side by side; {} was given twice",
+            args.a
+        );
+    }
+    let (a, b) = (args.a.to_string(), args.b.to_string());
+    let host = HostInfo::current();
+    let point_of = |spec: &LineSpec| bench_point(suite, &args, workload, &host, spec);
+    let side_a = Side {
+        line: &args.a.name,
+        point: point_of(&args.a)?,
+    };
+    let side_b = Side {
+        line: &args.b.name,
+        point: point_of(&args.b)?,
+    };
+    let point = &side_a.point;
+    let results_dir = runner::results_dir(&suite.root, &suite.bench, args.results.clone());
+    let results = report::load_results(&results_dir, BadLines::Warn)?;
+    let records = results
+        .get(&workload.name)
+        .map(Vec::as_slice)
+        .unwrap_or(&[]);
+    let Some(shared) = paired::newest_shared_batch(records, &side_a, &side_b) else {
+        anyhow::bail!(
+            "no batch in {} has both {a} and {b} at {}; {}; run `suite batch {a} {b} --workload {} --rate {} --window {}`",
+            results_dir.display(),
+            point_label(point),
+            what_exists(records, &args.a.name, &args.b.name, point),
+            workload.name,
+            point.rate,
+            point.window_s
+        );
+    };
+    fn figures<'r>(runs: &[&'r RunRecord]) -> Vec<RunFigures<'r>> {
+        runs.iter()
+            .filter_map(|r| RunFigures::from_record(r))
+            .collect()
+    }
+    let (runs_a, runs_b) = (figures(&shared.a), figures(&shared.b));
+    let pairing = paired::pair_by_round(&runs_a, &runs_b);
+    let tie_band = suite.bench.tolerances.tie_band;
+    println!("B = {b} against A = {a} · {}", point_label(point));
+    print_pairing(&shared.batch_id, &pairing);
+    println!();
+    print_paired(&paired::compare_figures(&pairing.pairs, tie_band), tie_band);
+    Ok(0)
+}
+
+/// One side's point of a comparison: bench.yaml with that side's own
+/// settings.
+fn bench_point<'a>(
+    suite: &'a Suite,
+    args: &'a CompareArgs,
+    workload: &'a Workload,
+    host: &'a HostInfo,
+    spec: &LineSpec,
+) -> Result<BenchPoint<'a>> {
+    let product = suite.line(&spec.name, None)?.product;
+    let LineBench {
+        bench,
+        product_settings,
+    } = suite
+        .bench
+        .for_line(product, args.profile, &spec.settings)?;
+    Ok(BenchPoint {
+        profile: args.profile,
+        product_settings,
+        workload: &workload.name,
+        rate: args.rate.unwrap_or(bench.default_rate()),
+        window_s: args.window.unwrap_or(bench.run.window_s),
+        commit_policy: bench.run.commit_interval_ms,
+        client: bench.client,
+        parallelism: bench.run.parallelism,
+        input_partitions: workload.input.partitions,
+        etl: workload.is_etl().then(|| bench.etl.clone()),
+        bench_version: suite.bench.bench_version,
+        host,
+    })
+}
+
+/// The batch compared and how many of its rounds paired.
+fn print_pairing(batch_id: &str, pairing: &paired::Pairing<'_>) {
+    println!(
+        "batch {batch_id} · {} round(s) paired{}",
+        pairing.pairs.len(),
+        if pairing.unpaired.is_empty() {
+            String::new()
+        } else {
+            format!(
+                " · without a pair (a run failed or is missing): round {}",
+                pairing
+                    .unpaired
+                    .iter()
+                    .map(u32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )
+        }
+    );
+}
+
+/// The paired figures as an aligned table on standard output: for each,
+/// the paired rounds, the median ratio, its interval with the interval's
+/// coverage, the sign test's p and counts, and the verdict.
+fn print_paired(figures: &[PairedFigure], tie_band: f64) {
+    println!(
+        "{:<14} {:>2}  {:>10}  {:<24}  {:>6}  {:<16}  verdict",
+        "figure", "n", "B/A median", "interval (coverage)", "p", "worse/better/tie"
+    );
+    for figure in figures {
+        let label = paired_label(figure.metric);
+        let Some(ratios) = figure.verdict.ratios() else {
+            if let Verdict::NotComparable { reason } = &figure.verdict {
+                println!(
+                    "{label:<14} {:>2}  {:>10}  {:<24}  {:>6}  {:<16}  not comparable: {reason}",
+                    "—", "—", "—", "—", "—"
+                );
+            }
+            continue;
+        };
+        let interval = match &ratios.interval {
+            Some(i) => format!("{:.3} – {:.3} ({} %)", i.low, i.high, percent(i.coverage)),
+            None => "— (under 3 rounds)".to_string(),
+        };
+        let p = if ratios.sign.p < 0.001 {
+            "<0.001".to_string()
+        } else {
+            format!("{:.3}", ratios.sign.p)
+        };
+        let sign = format!(
+            "{}/{}/{}",
+            ratios.sign.worse, ratios.sign.better, ratios.sign.ties
+        );
+        let verdict = match &figure.verdict {
+            Verdict::Separable { standing, .. } => format!("B {}", standing.as_str()),
+            _ => format!("not separable: {}", ratios.not_separable_because()),
+        };
+        println!(
+            "{label:<14} {:>2}  {:>10.3}  {interval:<24}  {p:>6}  {sign:<16}  {verdict}",
+            ratios.n, ratios.median
+        );
+    }
+    println!();
+    println!(
+        "interval: order statistics of the per-round ratios, with the share of the time \
+         such an interval holds the median; p: exact one-sided sign test, a round within \
+         1 ± {tie_band} counting as a tie and left out; B is worse or better only when \
+         the interval is clear of 1 and p <= {}",
+        paired::SIGNIFICANCE
+    );
+}
+
+/// A share as a percentage with no trailing zeros: 0.9375 -> 93.75.
+fn percent(share: f64) -> String {
+    let text = format!("{:.2}", share * 100.0);
+    text.trim_end_matches('0').trim_end_matches('.').to_string()
+}
+
+/// `suite regress`: the line at `--baseline` and as it is now, interleaved
+/// round by round in one batch, their order rotating; exit 1 when the
+/// current version is separably worse than the baseline on a paired figure
+/// (the interval on the worse side, sign-test p <= 0.05) and by more than
+/// the threshold at the median. The command a release check calls.
+pub(super) fn regress(suite: &Suite, args: RegressArgs) -> Result<i32> {
+    if !(args.threshold.is_finite() && args.threshold >= 0.0) {
+        anyhow::bail!(
+            "--threshold {} is not a percentage; give one of 0 or more, such as 5",
+            args.threshold
+        );
+    }
+    if args.repeat < MIN_REGRESS_ROUNDS {
+        anyhow::bail!(
+            "--repeat {} is too few: a sign test over fewer than {MIN_REGRESS_ROUNDS} rounds \
+             never reaches p <= 0.05, so no regression could be found; give --repeat \
+             {MIN_REGRESS_ROUNDS} or more",
+            args.repeat
+        );
+    }
+    let line = suite.line(&args.line, None)?;
+    let workload = suite.workload(&args.workload)?;
+    check_implements(line, workload)?;
+    let outcome = run_lines(
+        suite,
+        LinesRequest {
+            lines: vec![
+                LineEntry {
+                    line,
+                    version: Some(&args.baseline),
+                    settings: Vec::new(),
+                },
+                LineEntry {
+                    line,
+                    version: None,
+                    settings: Vec::new(),
+                },
+            ],
+            workload,
+            options: args.options,
+            rounds: args.repeat,
+            chaos: None,
+            drain: None,
+            settings: Vec::new(),
+        },
+    )?;
+    let results = report::load_results(&outcome.results_dir, BadLines::Warn)?;
+    let (baseline, current) = regress_sides(&results, &workload.name, &outcome, args.repeat);
+    let pairing = paired::pair_by_round(&baseline, &current);
+    println!(
+        "B = {} {} (current) against A = {} (baseline) · batch {} · {} round(s) paired",
+        line.line.name,
+        outcome.versions[1],
+        outcome.versions[0],
+        outcome.batch_id,
+        pairing.pairs.len()
+    );
+    println!();
+    let tie_band = suite.bench.tolerances.tie_band;
+    let figures = paired::compare_figures(&pairing.pairs, tie_band);
+    print_paired(&figures, tie_band);
+    println!();
+    if pairing.pairs.len() < MIN_REGRESS_ROUNDS as usize {
+        eprintln!(
+            "REGRESSION CHECK INCONCLUSIVE: only {} round(s) had a usable run of both versions; \
+             at least {MIN_REGRESS_ROUNDS} are needed",
+            pairing.pairs.len()
+        );
+        return Ok(1);
+    }
+    Ok(regress_verdict(&figures, args.threshold, &outcome))
+}
+
+/// The runs of a regression batch, baseline and current: the batch's plan
+/// says which entry ran at each round's position, which tells the two
+/// apart even when both report the same version.
+fn regress_sides<'r>(
+    results: &'r std::collections::BTreeMap<String, Vec<RunRecord>>,
+    workload: &str,
+    outcome: &LinesOutcome,
+    rounds: u32,
+) -> (Vec<RunFigures<'r>>, Vec<RunFigures<'r>>) {
+    let batch = results
+        .get(workload)
+        .into_iter()
+        .flatten()
+        .filter(|r| r.batch_id == outcome.batch_id);
+    let plan = plan_runs(2, rounds);
+    let (mut baseline, mut current) = (Vec::new(), Vec::new());
+    for record in batch {
+        let entry = plan
+            .iter()
+            .find(|p| Some(p.round) == record.round && Some(p.position) == record.position)
+            .map(|p| p.line);
+        let side = match entry {
+            Some(0) => &mut baseline,
+            Some(_) => &mut current,
+            None => continue,
+        };
+        if let Some(figures) = RunFigures::from_record(record) {
+            side.push(figures);
+        }
+    }
+    (baseline, current)
+}
+
+/// The regression check's verdict as an exit code: 1 when a paired figure
+/// is worse beyond `threshold_pct` with its interval on the worse side and
+/// a significant sign test.
+fn regress_verdict(figures: &[PairedFigure], threshold_pct: f64, outcome: &LinesOutcome) -> i32 {
+    let threshold = threshold_pct / 100.0;
+    let regressions: Vec<String> = figures
+        .iter()
+        .filter_map(|f| {
+            let p = f.verdict.ratios().map_or(1.0, |r| r.sign.p);
+            paired::regression(f, threshold).map(|change| {
+                format!(
+                    "{} {:+.1} % (p {p:.3})",
+                    paired_label(f.metric),
+                    change * 100.0
+                )
+            })
+        })
+        .collect();
+    if regressions.is_empty() {
+        println!(
+            "no regression: no paired figure is worse by more than {} % at the median with \
+             its interval on the worse side and p <= {}",
+            threshold_pct,
+            paired::SIGNIFICANCE
+        );
+        outcome.exit_code()
+    } else {
+        eprintln!(
+            "REGRESSION: worse by more than {} % at the median, interval on the worse side, \
+             p <= {}: {}",
+            threshold_pct,
+            paired::SIGNIFICANCE,
+            regressions.join(", ")
+        );
+        1
+    }
+}
+
+/// The fewest rounds a regression check judges from: an exact one-sided
+/// sign test reaches p <= 0.05 only from 5 rounds on (1/32 when all agree).
+const MIN_REGRESS_ROUNDS: u32 = 5;
+
+/// The label of a figure of [`paired::PAIRED_METRICS`].
+fn paired_label(metric: &str) -> &str {
+    match metric {
+        "us_cpu_per_record" => "µs CPU/record",
+        "added_p50_ms" => "added p50",
+        "added_p99_ms" => "added p99",
+        "consumed_per_s" => "consumed/s",
+        other => other,
+    }
+}
+
+/// A bench point in words.
+fn point_label(point: &BenchPoint<'_>) -> String {
+    format!(
+        "{} · rate {}/s · window {} s · commit {}/{} ms (eos/alos) · parallelism {} · {} input partition(s) · bench_version {} · this host",
+        point.workload,
+        point.rate,
+        point.window_s,
+        point.commit_policy.exactly_once,
+        point.commit_policy.at_least_once,
+        point.parallelism,
+        point.input_partitions,
+        point.bench_version
+    )
+}
+
+/// What the results hold for lines `a` and `b`, for the error when no batch
+/// has both at the point.
+fn what_exists(records: &[RunRecord], a: &str, b: &str, point: &BenchPoint<'_>) -> String {
+    let describe = |line: &str| {
+        let at_point: BTreeSet<&str> = records
+            .iter()
+            .filter(|r| r.line == line && r.status == Status::Ok && point.holds(r))
+            .map(|r| r.batch_id.as_str())
+            .collect();
+        let elsewhere: BTreeSet<String> = records
+            .iter()
+            .filter(|r| r.line == line && !point.holds(r))
+            .map(|r| {
+                let (rate, window) = (r.config.rate, r.config.window_s);
+                if (rate, window) == (point.rate, point.window_s) {
+                    format!("rate {rate} window {window} s with another configuration, bench_version or host")
+                } else {
+                    format!("rate {rate} window {window} s")
+                }
+            })
+            .collect();
+        let mut text = format!("{line}: {} batch(es) at this point", at_point.len());
+        if !elsewhere.is_empty() {
+            text.push_str(&format!(
+                ", runs elsewhere ({})",
+                elsewhere.into_iter().collect::<Vec<_>>().join(", ")
+            ));
+        }
+        text
+    };
+    format!("{}; {}", describe(a), describe(b))
+}

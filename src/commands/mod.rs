@@ -1,0 +1,505 @@
+//! What each subcommand does, on top of the modules that do the work.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+
+use crate::broker::LocalBroker;
+use crate::cache::Cache;
+use crate::cli::{
+    BrokerAction, Cli, ClickHouseAction, Command, CpuRigArgs, ExportArgs, GendataArgs, InstallArgs,
+    ProbeArgs, ReportArgs, RigCommand,
+};
+use crate::clickhouse::{ClickHouseClient, LocalClickHouse};
+use crate::clock::now_us;
+use crate::config::Suite;
+use crate::gendata::GendataPlan;
+use crate::handoff::{WindowAnnouncement, WindowSource};
+use crate::interrupt::Interrupt;
+use crate::lock::{RunLock, WhenHeld};
+use crate::probe::ProbePlan;
+use crate::products::{self, Availability};
+use crate::report::{self, BadLines};
+use crate::results::{self};
+use crate::runner::{self};
+use crate::workloads;
+
+mod compare;
+mod run;
+
+use compare::{compare, regress};
+use run::{batch, chaos, run};
+
+/// Runs `cli`'s command; returns the process exit code.
+pub fn execute(cli: Cli) -> Result<i32> {
+    match cli.command {
+        Command::Gendata(args) => crate::gendata::run(&gendata_plan(args)).map(|()| 0),
+        Command::Probe(args) => crate::probe::run(&probe_plan(args)?).map(|()| 0),
+        Command::List => list(&load(&cli.config)?),
+        Command::Install(args) => install(&load(&cli.config)?, &args),
+        Command::Broker { action } => broker(&load(&cli.config)?, action),
+        Command::Clickhouse { action } => clickhouse(&load(&cli.config)?, action),
+        Command::Rig {
+            rig: RigCommand::Cpu(args),
+        } => rig_cpu(&load(&cli.config)?, args),
+        Command::Run(args) => run(&load(&cli.config)?, args),
+        Command::Batch(args) => batch(&load(&cli.config)?, args),
+        Command::Chaos(args) => chaos(&load(&cli.config)?, args),
+        Command::Compare(args) => compare(&load(&cli.config)?, args),
+        Command::Regress(args) => regress(&load(&cli.config)?, args),
+        Command::Report(args) => report(&load(&cli.config)?, args),
+        Command::Export(args) => export(&load(&cli.config)?, args),
+    }
+}
+
+/// `suite gendata`'s plan: the schedule starts now and the window with it
+/// unless the command says otherwise.
+fn gendata_plan(args: GendataArgs) -> GendataPlan {
+    let start_us = args.start_us.unwrap_or_else(now_us);
+    GendataPlan {
+        bootstrap: args.bootstrap,
+        topic: args.topic,
+        rate: args.rate,
+        seed: args.seed,
+        start_us,
+        window_start_us: args.window_start_us.unwrap_or(start_us),
+        end_us: args.end_us,
+        window_file: args.window_file,
+        max_records: args.max_records,
+        summary: args.summary,
+        avro_events: args.avro_events,
+    }
+}
+
+/// `suite probe`'s plan, as the command gives it.
+fn probe_plan(args: ProbeArgs) -> Result<ProbePlan> {
+    let window = match (args.window_file, args.window_start_us, args.window_end_us) {
+        (Some(file), _, _) => WindowSource::Announced(file),
+        (None, Some(start_us), Some(end_us)) if end_us > start_us => {
+            WindowSource::Fixed(WindowAnnouncement { start_us, end_us })
+        }
+        (None, start, end) => anyhow::bail!(
+            "probe: give --window-file, or --window-start-us before --window-end-us \
+             (got {start:?} and {end:?})"
+        ),
+    };
+    Ok(ProbePlan {
+        bootstrap: args.bootstrap,
+        topic: args.topic,
+        floor_topic: args.floor_topic,
+        window,
+        interval_us: args.interval_ms as i64 * 1000,
+        stamp_field: args.stamp_field,
+        summary: args.summary,
+    })
+}
+
+/// Loads the suite and checks its workloads against their implementations.
+fn load(config: &Path) -> Result<Suite> {
+    let suite = Suite::load(config)?;
+    workloads::check_suite(&suite)?;
+    Ok(suite)
+}
+
+fn cache(suite: &Suite) -> Result<Cache> {
+    Cache::from_settings(suite.bench.cache_dir.as_deref())
+}
+
+/// `suite list`: products, lines and workloads, what is runnable here, and
+/// which line implements which workload.
+fn list(suite: &Suite) -> Result<i32> {
+    let cache = cache(suite)?;
+    println!("{:<18} {:<14} {:<15} status", "line", "product", "delivery");
+    for line in suite.lines() {
+        let version = line.product.resolved_version();
+        let status = match products::availability(line.product, None, &cache) {
+            Availability::Runnable => "runnable here".to_string(),
+            Availability::Installed => format!("runnable here (installed {version})"),
+            Availability::Installable => {
+                format!("runnable here (installs {version} on first run)")
+            }
+            Availability::Buildable => "runnable here (cargo builds it as a run starts)".into(),
+            Availability::NotInstalled { hint } => format!("not installed here: {hint}"),
+        };
+        println!(
+            "{:<18} {:<14} {:<15} {status}",
+            line.line.name,
+            line.product.name,
+            line.line.delivery.as_str(),
+        );
+    }
+    println!();
+    print!("{}", workload_matrix(suite));
+    println!();
+    println!("{:<18} description", "workload");
+    for workload in suite.workloads.values() {
+        println!("{:<18} {}", workload.name, workload.description);
+    }
+    Ok(0)
+}
+
+/// Lines against workloads: `yes` where the line's product implements the
+/// workload, `not supported` where it does not.
+fn workload_matrix(suite: &Suite) -> String {
+    let names: Vec<&String> = suite.workloads.keys().collect();
+    let width = |name: &str| name.len().max("not supported".len()) + 2;
+    let mut out = format!("{:<19}", "line");
+    for name in &names {
+        out.push_str(&format!("{:<w$}", name, w = width(name)));
+    }
+    out = out.trim_end().to_string() + "\n";
+    for line in suite.lines() {
+        let mut row = format!("{:<19}", line.line.name);
+        for name in &names {
+            let cell = if line.product.workloads.contains(name) {
+                "yes"
+            } else {
+                "not supported"
+            };
+            row.push_str(&format!("{:<w$}", cell, w = width(name)));
+        }
+        out.push_str(row.trim_end());
+        out.push('\n');
+    }
+    out
+}
+
+/// `suite install`: one version of a product into the cache, once.
+fn install(suite: &Suite, args: &InstallArgs) -> Result<i32> {
+    let product = match suite.products.get(&args.product) {
+        Some(product) => product,
+        None => suite.line(&args.product, None)?.product,
+    };
+    let version = args.product_version.as_deref();
+    let cache = cache(suite)?;
+    let before = products::availability(product, version, &cache);
+    let installation =
+        products::ensure_installed(product, version, &cache, &Interrupt::install()?)?;
+    let name = &product.name;
+    let v = &installation.version;
+    match (&installation.dir, &installation.bin) {
+        (None, Some(bin)) if before == Availability::Buildable => {
+            println!("{name} {v} built: {}", bin.display())
+        }
+        (Some(dir), _) if before == Availability::Installed => {
+            println!("{name} {v} is already installed in {}", dir.display())
+        }
+        (Some(dir), _) => println!("{name} {v} installed in {}", dir.display()),
+        (None, Some(bin)) => println!("{name} runs {}; the suite installs nothing", bin.display()),
+        (None, None) => println!("{name} is part of the suite; nothing to install"),
+    }
+    Ok(0)
+}
+
+/// `suite broker start|stop|status`.
+/// `suite rig cpu`: every arm of the Avro CPU rig, one record each.
+fn rig_cpu(suite: &Suite, args: CpuRigArgs) -> Result<i32> {
+    let results_dir = runner::results_dir(&suite.root, &suite.bench, args.results.clone());
+    results::ensure_writable(&results_dir).map_err(|err| {
+        anyhow::anyhow!(
+            "the results folder {} cannot be written: {err}",
+            results_dir.display()
+        )
+    })?;
+    let interrupt = Interrupt::install()?;
+    let cache = cache(suite)?;
+    // The rig measures CPU: it never shares the host with a run.
+    let _lock = RunLock::acquire(&cache, "cpu-rig", WhenHeld::Wait, &interrupt)?;
+    let plan = crate::rig::CpuRigPlan {
+        events: args.events,
+        distinct_datums: args.distinct as usize,
+        warmup_datums: args.warmup,
+        timed_datums: args.timed,
+        counted_datums: args.counted,
+        repetitions: args.repetitions as usize,
+        block_rows: args.block_rows as usize,
+        shards: args.shards as usize,
+    };
+    let (records, path) = crate::rig::run_cpu(suite, &plan, &cache, &results_dir, &interrupt)?;
+    print!("{}", crate::rig::summary(&records));
+    eprintln!("appended {} records to {}", records.len(), path.display());
+    match report::write_site(
+        suite,
+        &results_dir,
+        &report::default_out_dir(&results_dir),
+        BadLines::Warn,
+    ) {
+        Ok(index) => eprintln!("report: {}", index.display()),
+        Err(err) => eprintln!("warning: the report was not updated: {err:#}"),
+    }
+    Ok(0)
+}
+
+fn broker(suite: &Suite, action: BrokerAction) -> Result<i32> {
+    let cache = cache(suite)?;
+    let local = LocalBroker::from_config(&suite.bench.broker, &cache)
+        .context("`suite broker` manages the local broker only")?;
+    match action {
+        BrokerAction::Start => {
+            if local.is_running() {
+                println!("local broker already running at {}", local.bootstrap());
+            } else {
+                let interrupt = Interrupt::install()?;
+                local.start(&interrupt)?;
+                runner::warm_if_cold(
+                    &local,
+                    suite.bench.broker.warmup_s(),
+                    suite.bench.iso_rate,
+                    &cache,
+                    &interrupt,
+                )?;
+                println!(
+                    "local broker (Apache Kafka {}) running at {}; log: {}",
+                    local.version(),
+                    local.bootstrap(),
+                    local.log_file().display()
+                );
+            }
+            Ok(0)
+        }
+        BrokerAction::Stop => {
+            if local.running_pid().is_some() {
+                local.stop()?;
+                println!("local broker stopped");
+            } else {
+                println!("no broker started by the suite is running");
+            }
+            Ok(0)
+        }
+        BrokerAction::Status => match local.running_pid() {
+            Some(pid) => {
+                println!("running: pid {pid}, {}", local.bootstrap());
+                Ok(0)
+            }
+            None if local.is_running() => {
+                println!(
+                    "a broker not started by the suite answers at {}",
+                    local.bootstrap()
+                );
+                Ok(0)
+            }
+            None => {
+                println!("not running");
+                Ok(3)
+            }
+        },
+    }
+}
+
+/// `suite clickhouse start|stop|status`: the local ClickHouse by hand.
+fn clickhouse(suite: &Suite, action: ClickHouseAction) -> Result<i32> {
+    let cache = cache(suite)?;
+    let local = LocalClickHouse::from_config(&suite.bench.sink, &cache)
+        .context("`suite clickhouse` manages the local ClickHouse only")?;
+    match action {
+        ClickHouseAction::Start => {
+            if local.is_running() {
+                println!("local ClickHouse already running at {}", local.url());
+            } else {
+                local.start(&Interrupt::install()?)?;
+                let version = ClickHouseClient::from_config(&suite.bench.sink)?.version()?;
+                println!(
+                    "local ClickHouse {version} running at {}; log: {}",
+                    local.url(),
+                    local.log_file().display()
+                );
+            }
+            Ok(0)
+        }
+        ClickHouseAction::Stop => {
+            if local.running_pid().is_some() {
+                local.stop()?;
+                println!("local ClickHouse stopped");
+            } else {
+                println!("no ClickHouse started by the suite is running");
+            }
+            Ok(0)
+        }
+        ClickHouseAction::Status => match local.running_pid() {
+            Some(pid) => {
+                println!("running: pid {pid}, {}", local.url());
+                Ok(0)
+            }
+            None if local.is_running() => {
+                println!(
+                    "a ClickHouse not started by the suite answers at {}",
+                    local.url()
+                );
+                Ok(0)
+            }
+            None => {
+                println!("not running");
+                Ok(3)
+            }
+        },
+    }
+}
+
+/// `suite report`: the HTML pages from the results files.
+fn report(suite: &Suite, args: ReportArgs) -> Result<i32> {
+    let results_dir = runner::results_dir(&suite.root, &suite.bench, args.results);
+    let out = args
+        .out
+        .unwrap_or_else(|| report::default_out_dir(&results_dir));
+    let bad_lines = if args.strict {
+        BadLines::Fail
+    } else {
+        BadLines::Warn
+    };
+    let index = report::write_site(suite, &results_dir, &out, bad_lines)?;
+    println!("{}", index.display());
+    Ok(0)
+}
+
+/// `suite export`: a run's histogram, or a workload's tables, as text.
+fn export(suite: &Suite, args: ExportArgs) -> Result<i32> {
+    let results_dir = runner::results_dir(&suite.root, &suite.bench, args.results);
+    let results = report::load_results(&results_dir, BadLines::Warn)?;
+    let text = if args.hgrm {
+        let record = results
+            .values()
+            .flatten()
+            .find(|r| r.run_id == args.target)
+            .with_context(|| {
+                format!(
+                    "no run `{}` in {}; run ids are in each record's run_id",
+                    args.target,
+                    results_dir.display()
+                )
+            })?;
+        report::export::hgrm(record)?
+    } else {
+        let known =
+            suite.workloads.contains_key(&args.target) || results.contains_key(&args.target);
+        if !known {
+            anyhow::bail!(
+                "unknown workload `{}`; known: {}",
+                args.target,
+                suite
+                    .workloads
+                    .keys()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        let records = results.get(&args.target).map(Vec::as_slice).unwrap_or(&[]);
+        let page = report::workload_page(suite, &args.target, records);
+        if args.csv {
+            report::export::csv(&page)
+        } else {
+            report::export::markdown(&page)
+        }
+    };
+    match args.out {
+        Some(path) => {
+            std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?
+        }
+        None => print!("{text}"),
+    }
+    Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use std::path::PathBuf;
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+
+    /// The orchestrator starts gendata with a plan's arguments: parsed back
+    /// by `suite gendata`, they give the same plan, drain or paced.
+    #[test]
+    fn a_gendata_plan_survives_its_command_line() {
+        let paced = GendataPlan {
+            bootstrap: "127.0.0.1:19092".into(),
+            topic: "ss-in".into(),
+            rate: 10_000,
+            seed: 42,
+            start_us: 1_000_000,
+            window_start_us: 11_000_000,
+            end_us: 41_000_000,
+            window_file: None,
+            max_records: None,
+            summary: Some(PathBuf::from("/tmp/run/gendata.json")),
+            avro_events: None,
+        };
+        let drain = GendataPlan {
+            rate: 0,
+            window_start_us: paced.start_us,
+            max_records: Some(2_000_000),
+            summary: None,
+            ..paced.clone()
+        };
+        let avro = GendataPlan {
+            avro_events: Some(20),
+            ..paced.clone()
+        };
+        // The window announced at run time: the plan's window start is then
+        // the schedule's, as the command fills it in.
+        let announced = GendataPlan {
+            window_start_us: paced.start_us,
+            window_file: Some(PathBuf::from("/tmp/run/window.json")),
+            ..paced.clone()
+        };
+        for plan in [paced, drain, avro, announced] {
+            let argv = std::iter::once("suite".to_string()).chain(plan.command_args());
+            let Command::Gendata(args) = Cli::parse_from(argv).command else {
+                panic!("not a gendata command: {:?}", plan.command_args());
+            };
+            assert_eq!(gendata_plan(args), plan);
+        }
+    }
+
+    /// The probe takes its window from the command line or from a window
+    /// file, never both.
+    #[test]
+    fn the_probe_takes_fixed_bounds_or_a_window_file() {
+        let base = [
+            "suite",
+            "probe",
+            "--bootstrap",
+            "b:1",
+            "--topic",
+            "out",
+            "--floor-topic",
+            "floor",
+        ];
+        let plan = |extra: &[&str]| {
+            let argv = base.iter().chain(extra).copied();
+            let Command::Probe(args) = Cli::try_parse_from(argv)?.command else {
+                panic!("not a probe command");
+            };
+            probe_plan(args)
+        };
+        let fixed = plan(&["--window-start-us", "5", "--window-end-us", "9"]).unwrap();
+        assert_eq!(
+            fixed.window,
+            WindowSource::Fixed(WindowAnnouncement {
+                start_us: 5,
+                end_us: 9
+            })
+        );
+        assert_eq!(fixed.interval_us, 1_000_000);
+        let announced = plan(&["--window-file", "/tmp/w.json", "--interval-ms", "500"]).unwrap();
+        assert_eq!(
+            announced.window,
+            WindowSource::Announced(PathBuf::from("/tmp/w.json"))
+        );
+        assert_eq!(announced.interval_us, 500_000);
+        assert!(plan(&[]).is_err());
+        assert!(plan(&["--window-start-us", "5"]).is_err());
+        assert!(plan(&["--window-start-us", "9", "--window-end-us", "5"]).is_err());
+        assert!(plan(&[
+            "--window-file",
+            "/tmp/w.json",
+            "--window-start-us",
+            "5",
+            "--window-end-us",
+            "9"
+        ])
+        .is_err());
+    }
+}

@@ -1,0 +1,503 @@
+//! `suite run`, `suite batch` and `suite chaos`: the lines to run, their
+//! settings checked before anything starts, and the one path that runs them.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+
+use super::cache;
+use crate::broker::BrokerSession;
+use crate::cache::Cache;
+use crate::cli::{BatchArgs, ChaosArgs, RunArgs, RunOptions};
+use crate::clickhouse::SinkSession;
+use crate::config::{
+    Bench, BrokerConfig, ChaosPlan, Delivery, LineBench, LineRef, Setting, Spacing, Suite,
+    Workload, MIN_WINDOW_SAMPLES,
+};
+use crate::interrupt::{Interrupt, Interrupted};
+use crate::lock::{RunLock, WhenHeld};
+use crate::model::host::HostInfo;
+use crate::products::{self, Availability};
+use crate::report::{self, BadLines};
+use crate::results::{self, RunConfig, RunRecord};
+use crate::runner::batch::{run_batch, BatchLine};
+use crate::runner::{self, RunContext};
+use crate::workloads;
+
+/// `suite run`: `--repeat` runs of one line, one after another, one batch,
+/// holding the host's run lock throughout.
+pub(super) fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
+    let mode = args.mode.as_deref().and_then(Delivery::parse);
+    let line = suite.line(&args.product, mode)?;
+    let workload = suite.workload(&args.workload)?;
+    check_implements(line, workload)?;
+    run_lines(
+        suite,
+        LinesRequest {
+            lines: vec![LineEntry {
+                line,
+                version: args.product_version.as_deref(),
+                settings: Vec::new(),
+            }],
+            workload,
+            options: args.options,
+            rounds: args.repeat,
+            chaos: args.chaos,
+            drain: args.drain,
+            settings: args.settings,
+        },
+    )
+    .map(|outcome| outcome.exit_code())
+}
+
+/// Seconds between a campaign's kills when `suite chaos` is not told: the
+/// spacing every exactly-once line's published campaign uses, longer than
+/// the slowest recovery here (a JVM's start and restore, about 12 s).
+const DEFAULT_KILL_EVERY_S: u64 = 20;
+
+/// `suite chaos`: one run of one line with a campaign of kills and
+/// restarts, verified over the whole run like any other.
+pub(super) fn chaos(suite: &Suite, args: ChaosArgs) -> Result<i32> {
+    let line = suite.line(&args.line, None)?;
+    let workload = suite.workload(&args.workload)?;
+    check_implements(line, workload)?;
+    let spacing = match (args.seed, args.options.window) {
+        (Some(seed), Some(window_s)) => Spacing::Seeded { seed, window_s },
+        _ => Spacing::Every {
+            seconds: args.every.unwrap_or(DEFAULT_KILL_EVERY_S),
+        },
+    };
+    let (plan, window_s) =
+        ChaosPlan::campaign(args.kills, spacing).map_err(|why| anyhow::anyhow!("chaos: {why}"))?;
+    let mut options = args.options;
+    options.window = Some(window_s);
+    run_lines(
+        suite,
+        LinesRequest {
+            lines: vec![LineEntry {
+                line,
+                version: None,
+                settings: Vec::new(),
+            }],
+            workload,
+            options,
+            rounds: 1,
+            chaos: Some(plan),
+            drain: None,
+            settings: args.settings,
+        },
+    )
+    .map(|outcome| outcome.exit_code())
+}
+
+/// `suite batch`: several lines interleaved round by round, one batch.
+pub(super) fn batch(suite: &Suite, args: BatchArgs) -> Result<i32> {
+    let workload = suite.workload(&args.workload)?;
+    let lines: Vec<(LineRef<'_>, Vec<Setting>)> = if args.all {
+        runnable_lines(suite, workload)?
+            .into_iter()
+            .filter(|line| {
+                let has_profile =
+                    args.options.profile.is_uniform() || line.product.expert.is_some();
+                if !has_profile {
+                    eprintln!(
+                        "note: skipping {}: {} has no expert profile",
+                        line.line.name, line.product.name
+                    );
+                }
+                has_profile
+            })
+            .map(|line| (line, Vec::new()))
+            .collect()
+    } else {
+        let mut lines = Vec::new();
+        for (i, spec) in args.lines.iter().enumerate() {
+            if args.lines[..i].contains(spec) {
+                anyhow::bail!("line `{spec}` is given twice; name each line once");
+            }
+            let line = suite.line(&spec.name, None)?;
+            check_implements(line, workload)?;
+            lines.push((line, spec.settings.clone()));
+        }
+        lines
+    };
+    run_lines(
+        suite,
+        LinesRequest {
+            lines: lines
+                .into_iter()
+                .map(|(line, settings)| LineEntry {
+                    line,
+                    version: None,
+                    settings,
+                })
+                .collect(),
+            workload,
+            options: args.options,
+            rounds: args.repeat,
+            chaos: None,
+            drain: None,
+            settings: args.settings,
+        },
+    )
+    .map(|outcome| outcome.exit_code())
+}
+
+/// `--all`: every line runnable here whose product implements `workload`;
+/// the others are skipped with a note.
+fn runnable_lines<'s>(suite: &'s Suite, workload: &Workload) -> Result<Vec<LineRef<'s>>> {
+    let cache = cache(suite)?;
+    let mut lines = Vec::new();
+    for line in suite.lines() {
+        let name = &line.line.name;
+        if !line.product.workloads.contains(&workload.name) {
+            eprintln!(
+                "note: skipping {name}: {} does not implement `{}`",
+                line.product.name, workload.name
+            );
+            continue;
+        }
+        match products::availability(line.product, None, &cache) {
+            Availability::NotInstalled { hint } => {
+                eprintln!("note: skipping {name}: not installed here: {hint}")
+            }
+            _ => lines.push(line),
+        }
+    }
+    if lines.is_empty() {
+        anyhow::bail!(
+            "no line runnable here implements `{}`; see `suite list`",
+            workload.name
+        );
+    }
+    Ok(lines)
+}
+
+pub(super) fn check_implements(line: LineRef<'_>, workload: &Workload) -> Result<()> {
+    if !line.product.workloads.contains(&workload.name) {
+        anyhow::bail!(
+            "{} does not implement workload `{}` (it implements: {})",
+            line.product.name,
+            workload.name,
+            line.product.workloads.join(", ")
+        );
+    }
+    Ok(())
+}
+
+/// One line of a batch, at a version (none: the product's default).
+pub(super) struct LineEntry<'s> {
+    pub(super) line: LineRef<'s>,
+    pub(super) version: Option<&'s str>,
+    /// Settings of this line alone (`LINE@KEY=VALUE`), over the batch's.
+    pub(super) settings: Vec<Setting>,
+}
+
+/// What `suite run`, `suite batch` and `suite regress` ask for: lines to run
+/// round by round.
+pub(super) struct LinesRequest<'s> {
+    pub(super) lines: Vec<LineEntry<'s>>,
+    pub(super) workload: &'s Workload,
+    /// Load, results folder, and waiting for the host.
+    pub(super) options: RunOptions,
+    pub(super) rounds: u32,
+    pub(super) chaos: Option<ChaosPlan>,
+    /// Records to pre-fill for a drain run.
+    pub(super) drain: Option<u64>,
+    /// bench.yaml settings changed for these runs.
+    pub(super) settings: Vec<Setting>,
+}
+
+/// How a batch went: its id, where it was recorded, the version each entry
+/// ran, and how many runs failed.
+pub(super) struct LinesOutcome {
+    pub(super) batch_id: String,
+    pub(super) results_dir: PathBuf,
+    pub(super) versions: Vec<String>,
+    pub(super) failed: usize,
+}
+
+impl LinesOutcome {
+    /// 1 when a run failed or failed its verification.
+    pub(super) fn exit_code(&self) -> i32 {
+        if self.failed > 0 {
+            1
+        } else {
+            0
+        }
+    }
+}
+
+/// The one path of `suite run`, `suite batch` and `suite regress`: validate,
+/// take the run lock, install every line, open the broker once, run the
+/// rounds, record each run as it ends and re-render the report.
+pub(super) fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
+    let workload = request.workload;
+    let bench = suite.bench.with_settings(&request.settings)?;
+    let window_s = checked_window(&request, &bench)?;
+    // Every line's settings are checked before anything starts.
+    let configs: Vec<RunConfig> = request
+        .lines
+        .iter()
+        .map(|entry| line_config(suite, &bench, &request, entry, window_s))
+        .collect::<Result<_>>()?;
+    check_request(&request, &bench, &configs, window_s)?;
+    let folders = writable_folders(suite, &request)?;
+    let interrupt = Interrupt::install()?;
+    let cache = cache(suite)?;
+    let names: Vec<&str> = request
+        .lines
+        .iter()
+        .map(|l| l.line.line.name.as_str())
+        .collect();
+    let holder = format!("{} {}", names.join(","), workload.name);
+    let when_held = WhenHeld::from_no_wait(request.options.no_wait);
+    let _lock = RunLock::acquire(&cache, &holder, when_held, &interrupt)?;
+    let lines = install_lines(&request, configs, &cache, &interrupt)?;
+    let session = open_broker(&bench, &cache, &interrupt)?;
+    // One ClickHouse for the batch, when its output lands there.
+    let sink = if workload.is_etl() {
+        Some(SinkSession::open(&bench.sink, &cache, &interrupt)?)
+    } else {
+        None
+    };
+    let host = HostInfo::current();
+    let batch_id = results::new_run_id("batch");
+    let ctx = RunContext {
+        bench: &bench,
+        cache: &cache,
+        broker: &session.info,
+        broker_pid: session.pid,
+        local_broker: session.local(),
+        sink: sink.as_ref(),
+        host: &host,
+        interrupt: &interrupt,
+        batch_id: batch_id.clone(),
+        chaos: request.chaos.clone(),
+        suite_commit: crate::provenance::suite_commit(&suite.root),
+    };
+    let recorded = |record: &RunRecord| record_run(suite, &folders, record);
+    let outcome = run_batch(&ctx, &lines, workload, request.rounds, recorded);
+    // The sessions close whatever happened; an error other than an
+    // interruption leaves them to their drop.
+    if outcome.is_ok() || outcome.as_ref().is_err_and(|err| err.is::<Interrupted>()) {
+        if let Some(sink) = sink {
+            sink.close()?;
+        }
+        session.close()?;
+    }
+    Ok(LinesOutcome {
+        batch_id,
+        results_dir: folders.results,
+        versions: lines
+            .iter()
+            .map(|l| l.installation.version.clone())
+            .collect(),
+        failed: outcome?.failed,
+    })
+}
+
+/// The window the request runs, checked against the samples it must span;
+/// a drain run has none.
+fn checked_window(request: &LinesRequest<'_>, bench: &Bench) -> Result<u64> {
+    let defaults = &bench.run;
+    if request.drain == Some(0) {
+        anyhow::bail!(
+            "--drain 0 leaves nothing to consume; give the number of records to pre-fill"
+        );
+    }
+    // A drain run has no schedule: no rate, no warm-up, no window.
+    if request.drain.is_some() {
+        return Ok(0);
+    }
+    let window_s = request.options.window.unwrap_or(defaults.window_s);
+    if let Err(min) = defaults.check_window(window_s) {
+        anyhow::bail!(
+            "--window {window_s} is too short: a window must span at least {MIN_WINDOW_SAMPLES} \
+             samples, {min} s at bench.yaml's run.sample_interval_ms {}; use --window {min} or more",
+            defaults.sample_interval_ms
+        );
+    }
+    Ok(window_s)
+}
+
+/// One line's configuration: its product's expert profile when asked for,
+/// then the batch's settings, then the line's own.
+fn line_config(
+    suite: &Suite,
+    bench: &Bench,
+    request: &LinesRequest<'_>,
+    entry: &LineEntry<'_>,
+    window_s: u64,
+) -> Result<RunConfig> {
+    let (options, workload, defaults) = (&request.options, request.workload, &bench.run);
+    let drain = request.drain.is_some();
+    let profile = options.profile;
+    let given: Vec<Setting> = request
+        .settings
+        .iter()
+        .chain(&entry.settings)
+        .cloned()
+        .collect();
+    let LineBench {
+        bench: own,
+        product_settings,
+    } = suite.bench.for_line(entry.line.product, profile, &given)?;
+    let delivery = entry.line.line.delivery;
+    // A JVM line waits out its JIT however short the bench's warm-up.
+    let least_warmup_s = defaults.warmup_s.max(entry.line.product.min_warmup_s);
+    let rate = options.rate.unwrap_or(bench.default_rate());
+    Ok(RunConfig {
+        rate: if drain { 0 } else { rate },
+        warmup_s: if drain {
+            0
+        } else {
+            options.warmup.unwrap_or(least_warmup_s)
+        },
+        // The warm-up lasts until the product is steady unless `--warmup`
+        // fixed it; a drain, an unpaced run (never steady against no
+        // schedule) and an ETL run keep a fixed one.
+        warmup_cap_s: (!drain && options.warmup.is_none() && rate > 0 && !workload.is_etl())
+            .then_some(defaults.warmup_cap_s.max(least_warmup_s)),
+        window_s,
+        seed: defaults.seed,
+        commit_interval_ms: own.run.commit_interval_ms.for_delivery(delivery),
+        commit_intervals: Some(own.run.commit_interval_ms),
+        client: own.client.clone(),
+        settings: given.iter().map(Setting::to_string).collect(),
+        profile,
+        product_settings,
+        parallelism: defaults.parallelism,
+        sample_interval_ms: defaults.sample_interval_ms,
+        input_partitions: workload.input.partitions,
+        drain_records: request.drain,
+        etl: workload.is_etl().then(|| own.etl.clone()),
+    })
+}
+
+/// What the workload and the broker allow of the request: a paced run
+/// where the workload needs a schedule, and faults only where they can land.
+fn check_request(
+    request: &LinesRequest<'_>,
+    bench: &Bench,
+    configs: &[RunConfig],
+    window_s: u64,
+) -> Result<()> {
+    let workload = request.workload;
+    if let Some(config) = configs.iter().find(|c| c.rate == 0) {
+        if workloads::topic_output(workload).is_some_and(|o| o.needs_schedule()) {
+            anyhow::bail!(
+                "workload `{}` needs a paced run: its records fall in windows by gendata's schedule, \
+                 which {} has none of; give a rate above 0",
+                workload.name,
+                if config.drain_records.is_some() { "a drain run" } else { "rate 0" }
+            );
+        }
+    }
+    let Some(plan) = &request.chaos else {
+        return Ok(());
+    };
+    if workloads::topic_output(workload).is_none() {
+        anyhow::bail!(
+            "chaos: workload `{}` writes to a table, and faults are injected into runs \
+             that write a topic only",
+            workload.name
+        );
+    }
+    if let Some(fault) = plan.outside(window_s) {
+        anyhow::bail!(
+            "chaos: {fault} falls outside the {window_s} s window; choose a time inside it"
+        );
+    }
+    if plan.broker_restart_at_s.is_some() {
+        if let BrokerConfig::External { bootstrap, .. } = &bench.broker {
+            anyhow::bail!(
+                "chaos: a broker restart needs the suite's local broker; this bench's broker \
+                 is external ({bootstrap}), which the suite cannot kill or start"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Where the batch's records and pages go.
+struct Folders {
+    results: PathBuf,
+    pages: PathBuf,
+}
+
+/// The results and report folders, checked writable before anything
+/// starts: a record that cannot be written would cost the whole measurement.
+fn writable_folders(suite: &Suite, request: &LinesRequest<'_>) -> Result<Folders> {
+    let results = runner::results_dir(&suite.root, &suite.bench, request.options.results.clone());
+    let pages = report::default_out_dir(&results);
+    results::ensure_writable(&results).map_err(|err| {
+        anyhow::anyhow!(
+            "results folder {} cannot be written ({err}); choose another with --results",
+            results.display()
+        )
+    })?;
+    results::ensure_writable(&pages).map_err(|err| {
+        anyhow::anyhow!(
+            "report folder {} cannot be written ({err}); make it writable or choose another --results",
+            pages.display()
+        )
+    })?;
+    Ok(Folders { results, pages })
+}
+
+/// Installs every line first: a missing product fails before any run.
+fn install_lines<'s>(
+    request: &LinesRequest<'s>,
+    configs: Vec<RunConfig>,
+    cache: &Cache,
+    interrupt: &Interrupt,
+) -> Result<Vec<BatchLine<'s>>> {
+    let mut lines = Vec::new();
+    for (entry, config) in request.lines.iter().zip(configs) {
+        let installation =
+            products::ensure_installed(entry.line.product, entry.version, cache, interrupt)?;
+        lines.push(BatchLine {
+            line: entry.line,
+            label: std::iter::once(entry.line.line.name.clone())
+                .chain(entry.settings.iter().map(Setting::to_string))
+                .collect::<Vec<_>>()
+                .join("@"),
+            installation,
+            config,
+        });
+    }
+    Ok(lines)
+}
+
+/// The bench's broker, a local one started and warmed when it was cold.
+fn open_broker(bench: &Bench, cache: &Cache, interrupt: &Interrupt) -> Result<BrokerSession> {
+    let mut session = BrokerSession::open(&bench.broker, cache, interrupt)?;
+    if let Some(local) = session.local() {
+        let warmed = runner::warm_if_cold(
+            local,
+            bench.broker.warmup_s(),
+            bench.iso_rate,
+            cache,
+            interrupt,
+        )?;
+        if warmed.is_some() {
+            session.info.warmed_s = warmed;
+        }
+    }
+    Ok(session)
+}
+
+/// Appends a run's record as it ends, prints its summary and re-renders
+/// the pages: they always show the newest result, and a page that fails to
+/// render never costs a measurement.
+fn record_run(suite: &Suite, folders: &Folders, record: &RunRecord) -> Result<()> {
+    let path = results::append_record(&folders.results, record)?;
+    runner::print_summary(record);
+    eprintln!("  appended to {}", path.display());
+    match report::write_site(suite, &folders.results, &folders.pages, BadLines::Warn) {
+        Ok(index) => eprintln!("  report: {}", index.display()),
+        Err(err) => eprintln!("warning: the report was not updated: {err:#}"),
+    }
+    Ok(())
+}

@@ -1,0 +1,524 @@
+//! Getting a product onto this machine: a virtualenv (pip, with the jars a
+//! Python API over a JVM engine loads) or a Maven build per version in
+//! `<cache>/products/<name>/<version>/`, a cargo build from source, or a
+//! binary the machine already has.
+//!
+//! An install counts only once its marker file exists; the marker is written
+//! last, so an install that failed or was interrupted is redone from scratch.
+//! A cargo build of the workspace as it is has no marker: cargo runs at
+//! every start and knows itself whether the binary is up to date. A cargo
+//! build at a git revision (`--version REV`) is one install per commit, with
+//! its marker (see [`revision`]). The tools' output goes to `install.log`
+//! in the install folder, never to the console.
+
+use std::fs::{self, File};
+use std::io::Write;
+use std::os::unix::io::AsRawFd;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use anyhow::{anyhow, bail, Context, Result};
+use indicatif::{ProgressBar, ProgressStyle};
+
+use super::{cargo, revision};
+use fingerprint::{fingerprint, is_current};
+use steps::{maven_jars, maven_steps, pip_install};
+
+mod fingerprint;
+mod steps;
+use crate::cache::Cache;
+use crate::config::{Install, Product};
+use crate::interrupt::{Interrupt, Interrupted};
+use crate::process::{self, find_on_path, is_executable};
+
+/// Written last into an install folder, holding the install's fingerprint:
+/// the install is whole, and current while the fingerprint still matches.
+pub(super) const MARKER: &str = ".installed";
+/// Written instead of the marker when an install fails: its fingerprint, then
+/// why, so that `suite list` and `--all` say the product is not installed
+/// here until an install of it succeeds.
+const FAILED: &str = ".install-failed";
+/// The tools' output, kept in the install folder.
+const LOG: &str = "install.log";
+/// cargo's JSON messages of the last build, kept beside its log.
+const CARGO_MESSAGES: &str = "cargo-messages.json";
+
+/// Whether a product can run on this machine, and if not, how to fix that.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Availability {
+    /// Part of the suite, or a binary found on this machine.
+    Runnable,
+    /// Installed in the cache for the version asked.
+    Installed,
+    /// Not installed yet; the tools to install it are here, and the first
+    /// run installs it.
+    Installable,
+    /// Built from source by cargo as each run starts, at once when the binary
+    /// is up to date.
+    Buildable,
+    NotInstalled {
+        hint: String,
+    },
+}
+
+/// A product ready to start: the version that runs and where it is.
+#[derive(Debug, Clone)]
+pub struct Installation {
+    pub version: String,
+    /// `{install}`: the install folder (pip and maven).
+    pub dir: Option<PathBuf>,
+    /// `{bin}`: the binary found (binary) or built (cargo).
+    pub bin: Option<PathBuf>,
+}
+
+/// `version` if given, else the product's default.
+fn chosen_version(product: &Product, version: Option<&str>) -> String {
+    version.map_or_else(|| product.resolved_version(), str::to_string)
+}
+
+/// Whether `product` at `version` (default: its own) can run here, and
+/// whether that version is installed yet.
+pub fn availability(product: &Product, version: Option<&str>, cache: &Cache) -> Availability {
+    let installable = matches!(product.install, Install::Maven { .. } | Install::Pip { .. });
+    let version = chosen_version(product, version);
+    if installable {
+        let dir = cache.product_dir(&product.name, &version);
+        if is_current(product, &version, &dir) {
+            return Availability::Installed;
+        }
+        if let Some(reason) = failed_install(product, &version, &dir) {
+            return Availability::NotInstalled {
+                hint: format!(
+                    "installing {version} failed: {reason} (the whole output is in {}); `suite install {}` tries again",
+                    dir.join(LOG).display(),
+                    product.name
+                ),
+            };
+        }
+    }
+    capability(product)
+}
+
+/// Why the last install of what `product` at `version` is now failed, if it did.
+fn failed_install(product: &Product, version: &str, dir: &Path) -> Option<String> {
+    let text = fs::read_to_string(dir.join(FAILED)).ok()?;
+    let (made, reason) = text.split_once('\n')?;
+    (made == fingerprint(product, version)).then(|| reason.trim().to_string())
+}
+
+/// The line of an install's log that says why it failed: pip's and Maven's
+/// last `ERROR` line, else the last line.
+fn failure_reason(log: &str) -> String {
+    let mut lines = log.lines().map(str::trim).filter(|l| !l.is_empty());
+    let reason = lines
+        .clone()
+        .rfind(|l| l.starts_with("ERROR") || l.starts_with("[ERROR]"))
+        .or_else(|| lines.next_back())
+        .unwrap_or("no output");
+    let mut reason = reason.to_string();
+    if reason.chars().count() > 240 {
+        reason = reason.chars().take(240).collect::<String>() + " ...";
+    }
+    reason
+}
+
+/// Whether `product` can run on this machine at all, whatever the cache holds:
+/// a built-in or a binary found is runnable, an install kind whose tools are
+/// here is installable.
+pub fn capability(product: &Product) -> Availability {
+    match &product.install {
+        Install::Builtin => Availability::Runnable,
+        Install::Binary { env, command, hint } => match find_binary(env, command, hint) {
+            Ok(_) => Availability::Runnable,
+            Err(hint) => Availability::NotInstalled { hint },
+        },
+        Install::Cargo { .. } => match cargo_ready(product) {
+            Ok(_) => Availability::Buildable,
+            Err(hint) => Availability::NotInstalled { hint },
+        },
+        Install::Maven { .. } | Install::Pip { .. } => {
+            let missing: Vec<&str> = tools_needed(&product.install)
+                .iter()
+                .copied()
+                .filter(|tool| find_on_path(tool).is_none())
+                .collect();
+            if missing.is_empty() {
+                Availability::Installable
+            } else {
+                Availability::NotInstalled {
+                    hint: format!(
+                        "installing it needs {} on PATH",
+                        missing
+                            .iter()
+                            .map(|t| format!("`{t}`"))
+                            .collect::<Vec<_>>()
+                            .join(" and ")
+                    ),
+                }
+            }
+        }
+    }
+}
+
+/// The programs an install kind runs.
+fn tools_needed(install: &Install) -> &'static [&'static str] {
+    match install {
+        Install::Maven { .. } => &["mvn", "java"],
+        Install::Pip { jars: Some(_), .. } => &["python3", "mvn", "java"],
+        Install::Pip { .. } => &["python3"],
+        Install::Builtin | Install::Cargo { .. } | Install::Binary { .. } => &[],
+    }
+}
+
+/// The cargo to run and the folder to build in, or what is missing.
+fn cargo_ready(product: &Product) -> Result<(PathBuf, PathBuf), String> {
+    let given = product.cargo_source().unwrap_or_default();
+    // Resolved, for cargo's upward search and for the messages that name it.
+    let Ok(source) = fs::canonicalize(&given) else {
+        return Err(format!(
+            "its source folder {} does not exist; set `install.workspace` in {}",
+            given.display(),
+            product.path.display()
+        ));
+    };
+    let Some(cargo) = cargo::program() else {
+        return Err("building it needs `cargo` on PATH (rustup.rs)".into());
+    };
+    if cargo::manifest_above(&source).is_none() {
+        return Err(format!(
+            "no Cargo workspace at or above {}; set `install.workspace` in {}",
+            source.display(),
+            product.path.display()
+        ));
+    }
+    Ok((cargo, source))
+}
+
+/// Makes `product` at `version` (default: its own) ready to start, installing
+/// it first if needed. A binary that is missing is an error carrying its hint.
+pub fn ensure_installed(
+    product: &Product,
+    version: Option<&str>,
+    cache: &Cache,
+    interrupt: &Interrupt,
+) -> Result<Installation> {
+    let name = &product.name;
+    match &product.install {
+        Install::Builtin if version.is_some() => bail!(
+            "{name} is part of the suite and runs its version ({}); --version applies to pip, maven and cargo installs",
+            product.resolved_version()
+        ),
+        Install::Binary { .. } if version.is_some() => bail!(
+            "{name} runs the binary this machine has; --version applies to pip, maven and cargo installs"
+        ),
+        Install::Builtin => Ok(Installation {
+            version: product.resolved_version(),
+            dir: None,
+            bin: None,
+        }),
+        Install::Binary { env, command, hint } => match find_binary(env, command, hint) {
+            Ok(bin) => Ok(Installation {
+                version: product.resolved_version(),
+                dir: None,
+                bin: Some(bin),
+            }),
+            Err(hint) => bail!("{name} is not installed here: {hint}"),
+        },
+        Install::Cargo { package, .. } => match (cargo_ready(product), version) {
+            (Ok((cargo, source)), None) => {
+                build_with_cargo(product, package, &cargo, &source, cache, interrupt)
+            }
+            (Ok((cargo, source)), Some(rev)) => {
+                build_revision(product, package, &cargo, &source, rev, cache, interrupt)
+            }
+            (Err(hint), _) => bail!("{name} cannot be built here: {hint}"),
+        },
+        Install::Maven { .. } | Install::Pip { .. } => {
+            let version = chosen_version(product, version);
+            let dir = cache.product_dir(name, &version);
+            if !is_current(product, &version, &dir) {
+                let _lock = InstallLock::acquire(&dir, interrupt)?;
+                // Another suite may have installed it while we waited.
+                if !is_current(product, &version, &dir) {
+                    install(product, &version, &dir, interrupt)?;
+                }
+            }
+            Ok(Installation {
+                version,
+                dir: Some(dir),
+                bin: None,
+            })
+        }
+    }
+}
+
+/// Installs from scratch into `dir`, then writes the marker.
+fn install(product: &Product, version: &str, dir: &Path, interrupt: &Interrupt) -> Result<()> {
+    let name = &product.name;
+    let kind = product.install.kind();
+    if dir.exists() {
+        fs::remove_dir_all(dir).with_context(|| format!("removing {}", dir.display()))?;
+    }
+    fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    let log = dir.join(LOG);
+    let _spinner = Spinner::start(&format!(
+        "installing {name} {version} ({kind}) into {} ...",
+        dir.display()
+    ));
+    let steps = match &product.install {
+        Install::Maven { version_property } => maven_steps(product, version_property, version, dir),
+        Install::Pip { packages, jars } => {
+            let mut steps = pip_install(packages, version, dir);
+            if let Some(property) = jars {
+                steps.push(maven_jars(product.dir(), property, version, dir));
+            }
+            steps
+        }
+        Install::Builtin | Install::Cargo { .. } | Install::Binary { .. } => Vec::new(),
+    };
+    for mut step in steps {
+        let program = Path::new(step.get_program())
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .to_string();
+        let out = File::options().create(true).append(true).open(&log)?;
+        step.stdin(Stdio::null())
+            .stdout(out.try_clone()?)
+            .stderr(out);
+        let cannot_start = format!("installing {name} {version}: could not run `{program}`");
+        let status = process::run_tool(&mut step, interrupt, &cannot_start);
+        match status {
+            Ok(status) if status.success() => {}
+            Ok(status) => {
+                let reason = failure_reason(&fs::read_to_string(&log).unwrap_or_default());
+                fs::write(
+                    dir.join(FAILED),
+                    format!("{}\n{reason}\n", fingerprint(product, version)),
+                )?;
+                bail!(
+                    "installing {name} {version} ({kind}) failed: `{program}` {status}: {reason}; its output is in {}",
+                    log.display()
+                )
+            }
+            Err(err) => return Err(err),
+        }
+    }
+    fs::write(dir.join(MARKER), fingerprint(product, version))?;
+    Ok(())
+}
+
+/// Builds `package` with cargo in `source` (a no-op when it is up to date)
+/// and finds its binary. Builds from one cache take turns: cargo would make
+/// builds into one target directory wait anyway, and two at once would share
+/// the machine's cores and the log.
+fn build_with_cargo(
+    product: &Product,
+    package: &str,
+    cargo: &Path,
+    source: &Path,
+    cache: &Cache,
+    interrupt: &Interrupt,
+) -> Result<Installation> {
+    let name = &product.name;
+    let dir = cache.product_dir(name, &product.resolved_version());
+    let _lock = InstallLock::acquire(&dir, interrupt)?;
+    fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let step = cargo::build_command(cargo, source, package, package);
+    let message = format!("building {name} with cargo in {} ...", source.display());
+    let built = run_cargo(name, step, cargo, &dir, package, &message, interrupt)?;
+    Ok(Installation {
+        version: built.version,
+        dir: None,
+        bin: Some(built.bin),
+    })
+}
+
+/// Builds `package` at the git revision `rev` of the repository holding its
+/// workspace, once per commit (see [`revision`]), and finds its binary.
+fn build_revision(
+    product: &Product,
+    package: &str,
+    cargo: &Path,
+    source: &Path,
+    rev: &str,
+    cache: &Cache,
+    interrupt: &Interrupt,
+) -> Result<Installation> {
+    let name = &product.name;
+    let workspace = cargo::manifest_above(source)
+        .and_then(|m| m.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| source.to_path_buf());
+    let revision = revision::resolve(name, &workspace, rev)?;
+    let dir = cache.product_dir(name, &revision.commit);
+    let installed = |bin: PathBuf| Installation {
+        version: revision.version(),
+        dir: None,
+        bin: Some(bin),
+    };
+    if let Some(bin) = built_revision(&dir) {
+        return Ok(installed(bin));
+    }
+    revision::check_package(name, &revision, package)?;
+    let _lock = InstallLock::acquire(&dir, interrupt)?;
+    // Another suite may have built it while we waited.
+    if let Some(bin) = built_revision(&dir) {
+        return Ok(installed(bin));
+    }
+    fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let tree = dir.join("src");
+    revision::add_worktree(&revision, &tree)?;
+    let mut step = cargo::build_command(
+        cargo,
+        &revision::workspace_in(&revision, &workspace, &tree),
+        package,
+        package,
+    );
+    // Its own target folder, kept: later runs of this commit start at once.
+    step.env("CARGO_TARGET_DIR", dir.join("target"));
+    let message = format!(
+        "building {name} at {} in {} (the first build of a commit takes minutes) ...",
+        revision.version(),
+        tree.display()
+    );
+    let built = run_cargo(name, step, cargo, &dir, package, &message, interrupt)?;
+    fs::write(dir.join(MARKER), built.bin.to_string_lossy().as_bytes())
+        .with_context(|| format!("writing {}", dir.join(MARKER).display()))?;
+    Ok(installed(built.bin))
+}
+
+/// The binary of a whole build of one revision in `dir`: its marker names it.
+fn built_revision(dir: &Path) -> Option<PathBuf> {
+    let text = fs::read_to_string(dir.join(MARKER)).ok()?;
+    let bin = PathBuf::from(text.trim());
+    is_executable(&bin).then_some(bin)
+}
+
+/// Builds `bin`, another binary of cargo-built `product`'s package (the
+/// CPU rig beside rustpipe), from the working tree; returns its path.
+pub fn build_companion(
+    product: &Product,
+    bin: &str,
+    cache: &Cache,
+    interrupt: &Interrupt,
+) -> Result<cargo::Built> {
+    let name = &product.name;
+    let Install::Cargo { package, .. } = &product.install else {
+        bail!("{name} is not built with cargo, so it has no {bin}");
+    };
+    let (cargo, source) =
+        cargo_ready(product).map_err(|hint| anyhow!("{bin} cannot be built here: {hint}"))?;
+    let dir = cache.product_dir(name, &format!("{}-{bin}", product.resolved_version()));
+    let _lock = InstallLock::acquire(&dir, interrupt)?;
+    fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let step = cargo::build_command(&cargo, &source, package, bin);
+    let message = format!("building {bin} with cargo in {} ...", source.display());
+    run_cargo(name, step, &cargo, &dir, bin, &message, interrupt)
+}
+
+/// Runs the cargo build `step`, its log and messages kept in `dir`, and
+/// finds the binary `bin` it made.
+fn run_cargo(
+    name: &str,
+    mut step: Command,
+    cargo: &Path,
+    dir: &Path,
+    bin: &str,
+    message: &str,
+    interrupt: &Interrupt,
+) -> Result<cargo::Built> {
+    let (log, messages) = (dir.join(LOG), dir.join(CARGO_MESSAGES));
+    let mut out = File::create(&log).with_context(|| format!("creating {}", log.display()))?;
+    writeln!(out, "{step:?}")?;
+    let json =
+        File::create(&messages).with_context(|| format!("creating {}", messages.display()))?;
+    step.stdin(Stdio::null()).stdout(json).stderr(out);
+    let _spinner = Spinner::start(message);
+    let cannot_start = format!("building {name}: could not run `{}`", cargo.display());
+    let status = process::run_tool(&mut step, interrupt, &cannot_start)?;
+    if !status.success() {
+        bail!(
+            "building {name} with cargo failed: `cargo build` {status}; its output is in {}",
+            log.display()
+        );
+    }
+    let text =
+        fs::read_to_string(&messages).with_context(|| format!("reading {}", messages.display()))?;
+    cargo::built_binary(&text, bin).with_context(|| format!("building {name}"))
+}
+
+/// `$env` if it is set, else `command` on PATH; when neither gives an
+/// executable, the hint to show, saying what was wrong with `$env`.
+fn find_binary(env: &str, command: &str, hint: &str) -> Result<PathBuf, String> {
+    match std::env::var_os(env).filter(|v| !v.is_empty()) {
+        Some(path) if is_executable(Path::new(&path)) => Ok(PathBuf::from(path)),
+        Some(path) => Err(format!(
+            "{env}={} is not an executable file; {hint}",
+            Path::new(&path).display()
+        )),
+        None => find_on_path(command).ok_or_else(|| hint.to_string()),
+    }
+}
+
+/// An exclusive lock on one install folder, so two suites never install the
+/// same version at once; released when dropped.
+struct InstallLock {
+    _file: File,
+}
+
+impl InstallLock {
+    fn acquire(dir: &Path, interrupt: &Interrupt) -> Result<InstallLock> {
+        let parent = dir.parent().unwrap_or(dir);
+        fs::create_dir_all(parent).with_context(|| format!("creating {}", parent.display()))?;
+        let mut name = dir.file_name().unwrap_or_default().to_os_string();
+        name.push(".lock");
+        let path = parent.join(name);
+        let file = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+        let mut told = false;
+        loop {
+            // SAFETY: flock on a descriptor this function owns.
+            if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX | libc::LOCK_NB) } == 0 {
+                return Ok(InstallLock { _file: file });
+            }
+            if interrupt.is_set() {
+                return Err(Interrupted.into());
+            }
+            if !told {
+                eprintln!("waiting for another install into {} ...", dir.display());
+                told = true;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
+/// A spinner on a terminal, else the same message as one line; cleared when
+/// dropped, however the install ends.
+struct Spinner(ProgressBar);
+
+impl Spinner {
+    fn start(message: &str) -> Spinner {
+        let bar = ProgressBar::new_spinner();
+        bar.set_style(
+            ProgressStyle::with_template("{spinner} {msg} {elapsed}")
+                .unwrap_or_else(|_| ProgressStyle::default_spinner()),
+        );
+        bar.set_message(message.to_string());
+        if bar.is_hidden() {
+            eprintln!("{message}");
+        } else {
+            bar.enable_steady_tick(Duration::from_millis(120));
+        }
+        Spinner(bar)
+    }
+}
+
+impl Drop for Spinner {
+    fn drop(&mut self) {
+        self.0.finish_and_clear();
+    }
+}
+
+#[cfg(test)]
+mod tests;
