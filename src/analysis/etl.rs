@@ -11,8 +11,8 @@ use serde::Deserialize;
 
 use crate::config::Delivery;
 use crate::gendata::avro::{self, AvroEncoder};
+use crate::gendata::event::{self, Event};
 use crate::gendata::schedule::Schedule;
-use crate::gendata::Event;
 use crate::model::sink_rows::{EventRow, RawRow};
 use crate::results::{Verification, VerificationVerdict};
 
@@ -137,7 +137,7 @@ impl TableVerifier {
             Some(schedule) => schedule.slot_us(seq / u64::from(self.expectation.events)),
             None => row_ts_us,
         };
-        Event::generate(self.expectation.seed, seq, ts_us)
+        event::generate(self.expectation.seed, seq, ts_us)
     }
 
     /// Checks one row.
@@ -171,7 +171,7 @@ impl TableVerifier {
         for seq in 0..self.total_events() {
             if is_seen(&self.seen, seq) {
                 expected += 1;
-            } else if keeps(&Event::generate(e.seed, seq, 0)) {
+            } else if keeps(&event::generate(e.seed, seq, 0)) {
                 expected += 1;
                 missing += 1;
             }
@@ -343,25 +343,7 @@ impl RawVerifier {
 
 /// Whether a row holds every field of `event`, `ts` its whole second.
 fn matches(row: &EventRow, event: &Event) -> bool {
-    row.event_id == event.event_id
-        && i64::from(row.ts) == event.ts_us.max(0) / 1_000_000
-        && row.ts_us == event.ts_us
-        && row.tenant == event.tenant
-        && row.region == event.region
-        && row.zone == event.zone
-        && row.service == event.service
-        && row.endpoint == event.endpoint
-        && row.method == event.method
-        && row.status == event.status
-        && row.latency_ms == event.latency_ms
-        && row.sla_ms == event.sla_ms
-        && row.bytes == event.bytes
-        && row.user_id == event.user_id
-        && row.session_id == event.session_id
-        && row.device == event.device
-        && row.os == event.os
-        && row.app_version == event.app_version
-        && row.trace_id == event.trace_id
+    row.event() == event.as_ref() && row.ts == event_model::ts_seconds(event.ts_us)
 }
 
 #[cfg(test)]
@@ -370,31 +352,6 @@ mod tests {
     use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
 
     const START: i64 = 1_700_000_000_000_000;
-
-    fn row_of(event: &Event) -> EventRow {
-        EventRow {
-            seq: event.seq,
-            event_id: event.event_id.clone(),
-            ts: (event.ts_us / 1_000_000) as u32,
-            ts_us: event.ts_us,
-            tenant: event.tenant.clone(),
-            region: event.region.into(),
-            zone: event.zone.clone(),
-            service: event.service.into(),
-            endpoint: event.endpoint.into(),
-            method: event.method.into(),
-            status: event.status,
-            latency_ms: event.latency_ms,
-            sla_ms: event.sla_ms,
-            bytes: event.bytes,
-            user_id: event.user_id.clone(),
-            session_id: event.session_id.clone(),
-            device: event.device.into(),
-            os: event.os.into(),
-            app_version: event.app_version.into(),
-            trace_id: event.trace_id.clone(),
-        }
-    }
 
     fn expectation(messages: u64, committed: u64) -> TableExpectation {
         TableExpectation {
@@ -411,9 +368,9 @@ mod tests {
     fn correct_rows(messages: u64) -> Vec<EventRow> {
         let schedule = Schedule::new(START, 100);
         (0..messages * 5)
-            .map(|seq| Event::generate(42, seq, schedule.slot_us(seq / 5)))
+            .map(|seq| event::generate(42, seq, schedule.slot_us(seq / 5)))
             .filter(keeps)
-            .map(|e| row_of(&e))
+            .map(|e| EventRow::of(&e))
             .collect()
     }
 
@@ -445,10 +402,10 @@ mod tests {
         rows[7].latency_ms += 1;
         rows[8].ts_us += 1_000_000;
         let health = (0..1000)
-            .map(|seq| Event::generate(42, seq, Schedule::new(START, 100).slot_us(seq / 5)))
+            .map(|seq| event::generate(42, seq, Schedule::new(START, 100).slot_us(seq / 5)))
             .find(|e| !keeps(e))
             .unwrap();
-        rows.push(row_of(&health));
+        rows.push(EventRow::of(&health));
         let v = verify(&rows, 200, 200);
         assert_eq!(v.verdict, VerificationVerdict::Failed);
         assert_eq!(

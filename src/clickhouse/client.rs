@@ -13,38 +13,10 @@ use anyhow::{anyhow, bail, Result};
 
 use crate::config::SinkConfig;
 pub use crate::model::sink_rows::{EventRow, RawRow};
+pub use event_model::{EVENT_COLUMNS, RAW_COLUMNS};
 
 /// How long a ping may take before the server counts as unreachable.
 const PING_TIMEOUT: Duration = Duration::from_secs(5);
-
-/// The events table's columns in order: the ETL row the pipeline writes, as
-/// RowBinary or Native, in exactly this order.
-pub const EVENT_COLUMNS: [(&str, &str); 20] = [
-    ("seq", "UInt64"),
-    ("event_id", "String"),
-    ("ts", "DateTime"),
-    ("ts_us", "Int64"),
-    ("tenant", "String"),
-    ("region", "String"),
-    ("zone", "String"),
-    ("service", "String"),
-    ("endpoint", "String"),
-    ("method", "String"),
-    ("status", "UInt16"),
-    ("latency_ms", "UInt32"),
-    ("sla_ms", "UInt32"),
-    ("bytes", "UInt32"),
-    ("user_id", "String"),
-    ("session_id", "String"),
-    ("device", "String"),
-    ("os", "String"),
-    ("app_version", "String"),
-    ("trace_id", "String"),
-];
-
-/// The raw table's columns: a message passed through undecoded, its
-/// sequence number (the message key) and its bytes.
-pub const RAW_COLUMNS: [(&str, &str); 2] = [("seq", "UInt64"), ("payload", "String")];
 
 /// The tables an ETL run may write, both ordered by `seq`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

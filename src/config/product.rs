@@ -106,10 +106,10 @@ pub enum Install {
         #[serde(default)]
         jars: Option<String>,
     },
-    /// Built from source with `cargo build --release -p <package>` in the
-    /// Cargo workspace holding `workspace` (relative to the product folder,
-    /// default: the product folder itself), each time a run needs it; cargo
-    /// makes that a no-op when the binary is up to date. `{bin}` is the
+    /// Built from source with `cargo build --release --workspace --bin
+    /// <package>` in the Cargo workspace holding `workspace` (relative to the
+    /// product folder, default: the product folder itself), each time a run
+    /// needs it; cargo makes that a no-op when the binary is up to date. `{bin}` is the
     /// package's binary of the same name.
     Cargo {
         package: String,

@@ -369,7 +369,7 @@ fn encode(
         }
         None => {
             payload.clear();
-            serde_json::to_writer(&mut *payload, &Event::generate(seed, seq, slot))?;
+            serde_json::to_writer(&mut *payload, &event::generate(seed, seq, slot))?;
             Ok(None)
         }
     }

@@ -6,6 +6,8 @@
 
 pub mod broker;
 pub mod client;
+#[cfg(test)]
+mod examples;
 pub mod gendata;
 pub mod host;
 pub mod interval;

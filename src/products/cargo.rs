@@ -38,13 +38,16 @@ pub fn manifest_above(source: &Path) -> Option<PathBuf> {
         .find(|manifest| manifest.is_file())
 }
 
-/// `cargo build --release` of `package`'s binary `bin`, run in `source` (a
-/// folder of the workspace); JSON messages on standard output, cargo's own
-/// progress and the compiler's diagnostics on standard error.
-pub fn build_command(cargo: &Path, source: &Path, package: &str, bin: &str) -> Command {
+/// `cargo build --release` of the binary `bin` of the workspace around
+/// `source`; JSON messages on standard output, cargo's own progress and the
+/// compiler's diagnostics on standard error. The dependencies' features are
+/// the whole workspace's (`--workspace`, not `-p`): the build shares them
+/// with `cargo build --workspace` instead of compiling them again with the
+/// package's own.
+pub fn build_command(cargo: &Path, source: &Path, bin: &str) -> Command {
     let mut command = Command::new(cargo);
     command
-        .args(["build", "--release", "-p", package, "--bin", bin])
+        .args(["build", "--release", "--workspace", "--bin", bin])
         .arg("--message-format=json-render-diagnostics")
         .current_dir(source);
     command

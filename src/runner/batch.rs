@@ -175,22 +175,10 @@ mod tests {
 
     fn config(warmup_s: u64, window_s: u64) -> RunConfig {
         RunConfig {
-            rate: 1000,
             warmup_s,
-            warmup_cap_s: None,
             window_s,
             seed: 1,
-            commit_interval_ms: 10,
-            commit_intervals: None,
-            client: crate::config::ClientProfile::default(),
-            settings: Vec::new(),
-            profile: crate::config::Profile::Uniform,
-            product_settings: Default::default(),
-            parallelism: 1,
-            sample_interval_ms: 1000,
-            input_partitions: 1,
-            drain_records: None,
-            etl: None,
+            ..RunConfig::example()
         }
     }
 

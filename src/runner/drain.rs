@@ -13,7 +13,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Result};
 
-use super::monitor::{Grid, Monitor, Watched};
+use super::monitor::Helpers;
 use super::pipeline::{create_topics, expectation, spawn_helper, verify_output, Run, RunKind};
 use super::Judged;
 use crate::analysis::judge::{judge_drain, DrainInputs, Verified};
@@ -134,18 +134,7 @@ impl RunKind for DrainRun {
     ) -> Result<Drained> {
         let ready_us = now_us();
         run.progress.phase("draining");
-        let grid = Grid {
-            anchor_us: ready_us,
-            interval_us: run.config.sample_interval_ms as i64 * 1000,
-        };
-        let watched = Watched {
-            product: product.pgid() as i32,
-            broker: run.ctx.broker_pid.map(|p| p as i32),
-            gendata: None,
-            probe: None,
-            sink: None,
-        };
-        let mut monitor = Monitor::new(offsets, run.names, watched, grid);
+        let (_, mut monitor) = run.monitor(offsets, product, Helpers::default(), ready_us);
         let bound = drain_bound(run.ctx.bench.run.settle_s, self.records);
         let started = Instant::now();
         let mut polls = Vec::new();

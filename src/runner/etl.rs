@@ -13,7 +13,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Context, Result};
 
-use super::monitor::{Grid, Monitor, Watched};
+use super::monitor::Helpers;
 use super::pipeline::{create_topics, launch_settings, spawn_helper, Run, RunKind};
 use super::processes::Processes;
 use super::settle::settle_committed;
@@ -181,18 +181,12 @@ impl RunKind for EtlRun {
             avro_events: Some(self.etl.events),
         };
         let mut gendata = spawn_helper("gendata", &plan.command_args(), run.log_dir, "")?;
-        let grid = Grid {
-            anchor_us: window_start_us,
-            interval_us: config.sample_interval_ms as i64 * 1000,
-        };
-        let watched = Watched {
-            product: product.pgid() as i32,
-            broker: run.ctx.broker_pid.map(|p| p as i32),
+        let helpers = Helpers {
             gendata: Some(gendata.pgid() as i32),
             probe: None,
             sink: run.ctx.sink.and_then(|s| s.pid()).map(|p| p as i32),
         };
-        let mut monitor = Monitor::new(offsets, run.names, watched, grid);
+        let (_, mut monitor) = run.monitor(offsets, product, helpers, window_start_us);
         run.progress.phase("warm-up");
         let mut processes = Processes {
             product,

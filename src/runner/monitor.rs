@@ -17,7 +17,13 @@ use super::RunNames;
 pub struct Watched {
     pub product: i32,
     pub broker: Option<i32>,
-    /// None when the helper does not run (a drain run's pre-fill is over).
+    pub helpers: Helpers,
+}
+
+/// The processes a run kind starts beside the product, each None when it
+/// does not run (a drain run's pre-fill is over before the product starts).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Helpers {
     pub gendata: Option<i32>,
     pub probe: Option<i32>,
     /// The local ClickHouse of an ETL run.
@@ -122,9 +128,9 @@ impl<'a> Monitor<'a> {
         };
         let product = tree(self.watched.product);
         let broker = self.watched.broker.map(tree);
-        let gendata = helper(self.watched.gendata);
-        let probe = helper(self.watched.probe);
-        let sink = self.watched.sink.map(tree);
+        let gendata = helper(self.watched.helpers.gendata);
+        let probe = helper(self.watched.helpers.probe);
+        let sink = self.watched.helpers.sink.map(tree);
         // The extra topics are summed only at the window's bounds and belong
         // to no instant of the sample; their read is not timed with it.
         let extra_high = if with_extra {

@@ -12,6 +12,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Context, Result};
 
+use super::monitor::{Grid, Helpers, Monitor, Watched};
 use super::progress::Progress;
 use super::{verify, Judged, RunContext, RunNames};
 use crate::analysis::judge::Verified;
@@ -35,9 +36,33 @@ pub(super) struct Run<'r> {
     pub progress: Progress,
 }
 
-impl Run<'_> {
+impl<'r> Run<'r> {
     pub fn bootstrap(&self) -> &str {
         &self.ctx.broker.bootstrap
+    }
+
+    /// A monitor of the product, the run's broker and the kind's `helpers`,
+    /// sampling on the grid anchored at `anchor_us`; and that grid.
+    pub fn monitor<'m>(
+        &self,
+        offsets: &'m OffsetReader,
+        product: &Supervised,
+        helpers: Helpers,
+        anchor_us: i64,
+    ) -> (Grid, Monitor<'m>)
+    where
+        'r: 'm,
+    {
+        let grid = Grid {
+            anchor_us,
+            interval_us: self.config.sample_interval_ms as i64 * 1000,
+        };
+        let watched = Watched {
+            product: product.pgid() as i32,
+            broker: self.ctx.broker_pid.map(|p| p as i32),
+            helpers,
+        };
+        (grid, Monitor::new(offsets, self.names, watched, grid))
     }
 
     pub fn interrupt(&self) -> &Interrupt {
@@ -341,22 +366,9 @@ mod tests {
     /// A one-second run's configuration.
     fn short_config() -> RunConfig {
         RunConfig {
-            rate: 1000,
             warmup_s: 1,
-            warmup_cap_s: None,
             window_s: 1,
-            seed: 42,
-            commit_interval_ms: 10,
-            commit_intervals: None,
-            client: crate::config::ClientProfile::default(),
-            settings: Vec::new(),
-            profile: crate::config::Profile::Uniform,
-            product_settings: Default::default(),
-            parallelism: 1,
-            sample_interval_ms: 1000,
-            input_partitions: 1,
-            drain_records: None,
-            etl: None,
+            ..RunConfig::example()
         }
     }
 

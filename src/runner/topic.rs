@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{anyhow, Result};
 
 use super::chaos::{self, Fault, InjectedBrokerRestart, InjectedKill};
-use super::monitor::{Grid, Monitor, Watched};
+use super::monitor::{Grid, Helpers, Monitor};
 use super::pipeline::{create_topics, expectation, spawn_helper, verify_output, Run, RunKind};
 use super::processes::{steady_rule, Processes, SteadyWarmUp, WarmUp, ANNOUNCE_LEAD};
 use super::settle::{settle_committed_and_quiet, settle_quiet_output};
@@ -308,18 +308,12 @@ impl RunKind for TopicRun {
         let (mut gendata, mut probe) = self.start_load(run, &plan)?;
         // Samples fall on start + k * interval: whichever grid time the
         // window starts at, both its bounds are samples.
-        let grid = Grid {
-            anchor_us: plan.start_us,
-            interval_us: run.config.sample_interval_ms as i64 * 1000,
-        };
-        let watched = Watched {
-            product: product.pgid() as i32,
-            broker: run.ctx.broker_pid.map(|p| p as i32),
+        let helpers = Helpers {
             gendata: Some(gendata.pgid() as i32),
             probe: Some(probe.pgid() as i32),
             sink: None,
         };
-        let mut monitor = Monitor::new(offsets, run.names, watched, grid);
+        let (grid, mut monitor) = run.monitor(offsets, product, helpers, plan.start_us);
         run.progress.phase("warm-up");
         let mut processes = Processes {
             product,

@@ -15,7 +15,7 @@ use super::{
     TopicOutput, Wording,
 };
 use crate::config::Encoding;
-use crate::gendata::event::Event;
+use crate::gendata::event;
 use crate::gendata::schedule::Schedule;
 
 #[derive(Debug)]
@@ -120,7 +120,7 @@ impl OutputVerifier for Verifier {
         self.regenerated.clear();
         serde_json::to_writer(
             &mut self.regenerated,
-            &Event::generate(e.seed, id.seq, ts_us),
+            &event::generate(e.seed, id.seq, ts_us),
         )
         .expect("an event serializes");
         if self.regenerated != payload {
@@ -175,7 +175,7 @@ mod tests {
         let ts = e
             .schedule
             .map_or(7_000_000 + seq as i64, |s| s.slot_us(seq));
-        serde_json::to_vec(&Event::generate(SEED, seq, ts)).unwrap()
+        serde_json::to_vec(&event::generate(SEED, seq, ts)).unwrap()
     }
 
     fn check(e: Expectation, outputs: &[Vec<u8>]) -> Checked {

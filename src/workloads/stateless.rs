@@ -236,7 +236,7 @@ fn expected_selectivity(seed: u64, from: u64, to: u64) -> Option<f64> {
 mod tests {
     use super::*;
     use crate::config::Delivery;
-    use crate::gendata::Event;
+    use crate::gendata::event;
     use crate::results::{Verification, VerificationVerdict};
 
     const SEED: u64 = 42;
@@ -258,7 +258,7 @@ mod tests {
 
     /// The correct output of `seq`, as a product should write it.
     fn output(seq: u64) -> Vec<u8> {
-        let e = Event::generate(SEED, seq, schedule().slot_us(seq));
+        let e = event::generate(SEED, seq, schedule().slot_us(seq));
         serde_json::to_vec(&serde_json::json!({
             "seq": seq, "ts_us": e.ts_us, "region": e.region, "service": e.service,
             "latency_ms": e.latency_ms, "sla_ms": e.sla_ms,
@@ -287,7 +287,7 @@ mod tests {
     fn shared_cases() -> serde_json::Value {
         let cases: Vec<_> = (0..12)
             .map(|seq| {
-                let e = Event::generate(SEED, seq, 1_767_225_600_000_000 + seq as i64 * 1000);
+                let e = event::generate(SEED, seq, 1_767_225_600_000_000 + seq as i64 * 1000);
                 let output = e.is_kept().then(|| {
                     serde_json::json!({
                         "seq": e.seq, "ts_us": e.ts_us, "region": e.region,

@@ -42,7 +42,7 @@ const LONGER_RUNS: [(&str, u64, u64); 2] = [("spark", 15, 20), ("spark-rt", 15, 
 
 /// One trial per line of every peer product that runs the stateless
 /// workload, made from its product.yaml: a product added is a product
-/// tested. rustpipe, built from the workspace, is the subject of the other
+/// tested. Each is measured (see [`crate::measured`]). rustpipe, built from the workspace, is the subject of the other
 /// trials. A line whose binary is not on this machine is listed, ignored.
 fn line_trials() -> Vec<Trial> {
     let suite = Suite::load(&repo().join("bench.yaml")).expect("the repository's bench.yaml loads");
@@ -67,10 +67,12 @@ fn line_trials() -> Vec<Trial> {
                 "{}_line_runs_the_stateless_workload",
                 name.replace('-', "_")
             );
+            let label = trial_name.clone();
             trials.push(
-                Trial::test(trial_name, move || {
-                    installed_line_keeps_up_over(&name, delivery, warmup_s, window_s)
-                        .map_err(Into::into)
+                crate::timed_trial(trial_name, move || {
+                    crate::retried_once(&label, || {
+                        installed_line_keeps_up_over(&name, delivery, warmup_s, window_s)
+                    })
                 })
                 .with_ignored_flag(missing),
             );

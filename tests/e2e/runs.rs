@@ -14,19 +14,19 @@ use crate::support::{
     config_with_broker, config_with_products, did_the_same_work, ensure, output, records, repo,
     run_rustpipe_with, run_suite, stateless_run, suite, suite_with,
 };
-use crate::trial;
+use crate::{measured, trial};
 
 pub fn trials() -> Vec<Trial> {
     vec![
-        trial(
+        measured(
             "alos_line_keeps_up_and_keeps_the_eu_share",
             alos_line_keeps_up_and_keeps_the_eu_share,
         ),
-        trial(
+        measured(
             "eos_line_keeps_up_and_keeps_the_eu_share",
             eos_line_keeps_up_and_keeps_the_eu_share,
         ),
-        trial(
+        measured(
             "coarse_commits_keep_up_and_are_flagged",
             coarse_commits_keep_up_and_are_flagged,
         ),
@@ -34,11 +34,11 @@ pub fn trials() -> Vec<Trial> {
             "external_broker_is_one_setting_away",
             external_broker_is_one_setting_away,
         ),
-        trial(
+        measured(
             "default_warm_up_lasts_until_steady_on_a_warmed_broker",
             default_warm_up_lasts_until_steady_on_a_warmed_broker,
         ),
-        trial(
+        measured(
             "overloaded_run_is_saturated_and_quotes_no_latency",
             overloaded_run_is_saturated_and_quotes_no_latency,
         ),
@@ -407,7 +407,7 @@ fn default_warm_up_lasts_until_steady_on_a_warmed_broker() -> Result<(), String>
 }
 
 /// rustpipe made slow on purpose (1 ms of CPU per record: ~1000 records/s at
-/// most), fed 4000 records/s. Saturated, it reads chunks of 2048 records and
+/// most), fed 2500 records/s. Saturated, it reads chunks of 2048 records and
 /// stores their offsets a chunk at a time, so its committed offset moves
 /// about every 2 s: the window spans several such commits, and the capacity
 /// must agree with the output it wrote.
@@ -416,7 +416,7 @@ fn overloaded_run_is_saturated_and_quotes_no_latency() -> Result<(), String> {
         "rustpipe",
         "stateless",
         "--rate",
-        "4000",
+        "2500",
         "--warmup",
         "2",
         "--window",

@@ -6,11 +6,11 @@ use std::process::Output;
 use libtest_mimic::Trial;
 use streamsuite::results::{flag, RunRecord};
 
+use crate::measured;
 use crate::support::{ensure, run_rustpipe_with};
-use crate::trial;
 
 pub fn trials() -> Vec<Trial> {
-    vec![trial(
+    vec![measured(
         "a_pause_in_the_output_shows_in_latency_over_time_and_flags_stalls",
         a_pause_in_the_output_shows_in_latency_over_time_and_flags_stalls,
     )]

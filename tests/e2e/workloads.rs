@@ -8,20 +8,20 @@ use streamsuite::config::Delivery;
 use streamsuite::results::Regime;
 
 use crate::support::{did_the_same_work, ensure, output, suite, workload_run};
-use crate::trial;
+use crate::{measured, trial};
 
 pub fn trials() -> Vec<Trial> {
     vec![
-        trial("rustpipe_runs_passthrough_exactly", || {
+        measured("rustpipe_runs_passthrough_exactly", || {
             runs_clean("rustpipe", "passthrough", Delivery::AtLeastOnce, 1000)
         }),
-        trial("rustpipe_eos_runs_passthrough_exactly", || {
+        measured("rustpipe_eos_runs_passthrough_exactly", || {
             runs_clean("rustpipe-eos", "passthrough", Delivery::ExactlyOnce, 1000)
         }),
-        trial("rustpipe_runs_windowed_lowcard_exactly", || {
+        measured("rustpipe_runs_windowed_lowcard_exactly", || {
             runs_clean("rustpipe", "windowed-lowcard", Delivery::AtLeastOnce, 1000)
         }),
-        trial("rustpipe_eos_runs_windowed_lowcard_exactly", || {
+        measured("rustpipe_eos_runs_windowed_lowcard_exactly", || {
             runs_clean(
                 "rustpipe-eos",
                 "windowed-lowcard",
@@ -29,13 +29,13 @@ pub fn trials() -> Vec<Trial> {
                 1000,
             )
         }),
-        trial("flink_eos_runs_windowed_lowcard_exactly", || {
+        measured("flink_eos_runs_windowed_lowcard_exactly", || {
             runs_clean("flink-eos", "windowed-lowcard", Delivery::ExactlyOnce, 1000)
         }),
-        trial("flink_runs_passthrough_exactly", || {
+        measured("flink_runs_passthrough_exactly", || {
             runs_clean("flink", "passthrough", Delivery::AtLeastOnce, 1000)
         }),
-        trial("kafka_streams_eos_runs_windowed_lowcard_exactly", || {
+        measured("kafka_streams_eos_runs_windowed_lowcard_exactly", || {
             // a core a thousand records/s here: half that leaves it room to
             // catch up its start-up backlog within the warm-up
             runs_clean(
@@ -45,16 +45,16 @@ pub fn trials() -> Vec<Trial> {
                 500,
             )
         }),
-        trial("kafka_streams_runs_passthrough_exactly", || {
+        measured("kafka_streams_runs_passthrough_exactly", || {
             runs_clean("kafka-streams", "passthrough", Delivery::AtLeastOnce, 1000)
         }),
-        trial("quix_eos_runs_windowed_lowcard_exactly", || {
+        measured("quix_eos_runs_windowed_lowcard_exactly", || {
             runs_clean("quix-eos", "windowed-lowcard", Delivery::ExactlyOnce, 1000)
         }),
-        trial("quix_runs_passthrough_exactly", || {
+        measured("quix_runs_passthrough_exactly", || {
             runs_clean("quix", "passthrough", Delivery::AtLeastOnce, 1000)
         }),
-        trial("faststream_runs_passthrough_exactly", || {
+        measured("faststream_runs_passthrough_exactly", || {
             runs_clean("faststream", "passthrough", Delivery::AtLeastOnce, 1000)
         }),
         trial(

@@ -10,7 +10,6 @@ use rustpipe::chunk::{InputChunk, OutputChunk};
 use rustpipe::settings::{PipelineOptions, Workload};
 use rustpipe::shards;
 use rustpipe::stage::Stage;
-use streamsuite::gendata::Event;
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator::new();
@@ -22,7 +21,7 @@ const SIZES: [u64; 2] = [4, 2048];
 fn chunk_of(records: u64) -> InputChunk {
     let mut chunk = InputChunk::default();
     for seq in 0..records {
-        let payload = serde_json::to_vec(&Event::generate(7, seq, seq as i64 * 100)).unwrap();
+        let payload = serde_json::to_vec(&event_model::generate(7, seq, seq as i64 * 100)).unwrap();
         chunk.push(0, seq as i64, None, Some(&payload));
     }
     chunk

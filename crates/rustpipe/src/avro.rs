@@ -13,85 +13,16 @@ use std::sync::OnceLock;
 use anyhow::{anyhow, Context, Result};
 use apache_avro::reader::datum::GenericDatumReader;
 use serde::de::{DeserializeSeed, Deserializer, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde::{Deserialize, Serialize};
+use serde::Deserialize;
 
 /// The writer schema gendata encodes with.
-pub const SCHEMA_JSON: &str = include_str!("../../../workloads/avro/event-batch.avsc");
+pub use event_model::SCHEMA_JSON;
 
 /// One event, its strings borrowed from the datum it was decoded from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize)]
-pub struct EventRef<'a> {
-    pub seq: u64,
-    pub event_id: &'a str,
-    pub ts_us: i64,
-    pub tenant: &'a str,
-    pub region: &'a str,
-    pub zone: &'a str,
-    pub service: &'a str,
-    pub endpoint: &'a str,
-    pub method: &'a str,
-    pub status: u16,
-    pub latency_ms: u32,
-    pub sla_ms: u32,
-    pub bytes: u32,
-    pub user_id: &'a str,
-    pub session_id: &'a str,
-    pub device: &'a str,
-    pub os: &'a str,
-    pub app_version: &'a str,
-    pub trace_id: &'a str,
-}
+pub type EventRef<'a> = event_model::Event<&'a str>;
 
 /// One event with strings of its own.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
-pub struct EventOwned {
-    pub seq: u64,
-    pub event_id: String,
-    pub ts_us: i64,
-    pub tenant: String,
-    pub region: String,
-    pub zone: String,
-    pub service: String,
-    pub endpoint: String,
-    pub method: String,
-    pub status: u16,
-    pub latency_ms: u32,
-    pub sla_ms: u32,
-    pub bytes: u32,
-    pub user_id: String,
-    pub session_id: String,
-    pub device: String,
-    pub os: String,
-    pub app_version: String,
-    pub trace_id: String,
-}
-
-impl EventOwned {
-    /// A borrowed view, for the code after the decoder.
-    pub fn as_ref(&self) -> EventRef<'_> {
-        EventRef {
-            seq: self.seq,
-            event_id: &self.event_id,
-            ts_us: self.ts_us,
-            tenant: &self.tenant,
-            region: &self.region,
-            zone: &self.zone,
-            service: &self.service,
-            endpoint: &self.endpoint,
-            method: &self.method,
-            status: self.status,
-            latency_ms: self.latency_ms,
-            sla_ms: self.sla_ms,
-            bytes: self.bytes,
-            user_id: &self.user_id,
-            session_id: &self.session_id,
-            device: &self.device,
-            os: &self.os,
-            app_version: &self.app_version,
-            trace_id: &self.trace_id,
-        }
-    }
-}
+pub type EventOwned = event_model::Event<String>;
 
 #[derive(Deserialize)]
 struct OwnedBatch {

@@ -19,32 +19,7 @@ pub fn keeps(event: &EventRef<'_>) -> bool {
 }
 
 /// A row's columns and their ClickHouse types, in table order.
-pub const COLUMNS: [(&str, &str); 20] = [
-    ("seq", "UInt64"),
-    ("event_id", "String"),
-    ("ts", "DateTime"),
-    ("ts_us", "Int64"),
-    ("tenant", "String"),
-    ("region", "String"),
-    ("zone", "String"),
-    ("service", "String"),
-    ("endpoint", "String"),
-    ("method", "String"),
-    ("status", "UInt16"),
-    ("latency_ms", "UInt32"),
-    ("sla_ms", "UInt32"),
-    ("bytes", "UInt32"),
-    ("user_id", "String"),
-    ("session_id", "String"),
-    ("device", "String"),
-    ("os", "String"),
-    ("app_version", "String"),
-    ("trace_id", "String"),
-];
-
-/// The raw arm's row: a message passed through undecoded, its sequence
-/// number (the message key) and its bytes.
-pub const RAW_COLUMNS: [(&str, &str); 2] = [("seq", "UInt64"), ("payload", "String")];
+pub use event_model::{EVENT_COLUMNS as COLUMNS, RAW_COLUMNS};
 
 /// The insert format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -112,7 +87,10 @@ fn fields(event: &EventRef<'_>, mut put: impl FnMut(usize, Field<'_>)) {
     let e = event;
     put(0, Field::Fixed(&e.seq.to_le_bytes()));
     put(1, Field::Str(e.event_id));
-    put(2, Field::Fixed(&datetime(e.ts_us).to_le_bytes()));
+    put(
+        2,
+        Field::Fixed(&event_model::ts_seconds(e.ts_us).to_le_bytes()),
+    );
     put(3, Field::Fixed(&e.ts_us.to_le_bytes()));
     put(4, Field::Str(e.tenant));
     put(5, Field::Str(e.region));
@@ -130,11 +108,6 @@ fn fields(event: &EventRef<'_>, mut put: impl FnMut(usize, Field<'_>)) {
     put(17, Field::Str(e.os));
     put(18, Field::Str(e.app_version));
     put(19, Field::Str(e.trace_id));
-}
-
-/// The `ts` column: the intended time in whole seconds.
-pub fn datetime(ts_us: i64) -> u32 {
-    (ts_us.max(0) / 1_000_000) as u32
 }
 
 enum Field<'a> {

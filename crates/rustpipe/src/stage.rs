@@ -376,14 +376,14 @@ fn burn_cpu(us: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use streamsuite::gendata::Event;
+    use event_model::Generated;
 
     /// A chunk of gendata's events `seqs` of seed 9, stamped 1000 + seq.
     fn chunk_of(seed: u64, seqs: std::ops::Range<u64>) -> InputChunk {
         let mut chunk = InputChunk::default();
         for seq in seqs {
             let payload =
-                serde_json::to_vec(&Event::generate(seed, seq, 1_000 + seq as i64)).unwrap();
+                serde_json::to_vec(&event_model::generate(seed, seq, 1_000 + seq as i64)).unwrap();
             chunk.push(0, seq as i64, None, Some(&payload));
         }
         chunk
@@ -403,8 +403,8 @@ mod tests {
             OutputChunk::default(),
         );
         stage.process(&chunk_of(9, 0..2000), &mut out).unwrap();
-        let kept: Vec<Event> = (0..2000)
-            .map(|seq| Event::generate(9, seq, 1_000 + seq as i64))
+        let kept: Vec<Generated> = (0..2000)
+            .map(|seq| event_model::generate(9, seq, 1_000 + seq as i64))
             .filter(|e| e.region.starts_with("eu-"))
             .collect();
         let got = outputs(&out);
@@ -413,8 +413,8 @@ mod tests {
         for (v, event) in got.iter().zip(&kept) {
             assert_eq!(v["seq"], event.seq);
             assert_eq!(v["ts_us"], 1_000 + event.seq as i64);
-            assert_eq!(v["region"], event.region);
-            assert_eq!(v["service"], event.service);
+            assert_eq!(v["region"], event.region.as_ref());
+            assert_eq!(v["service"], event.service.as_ref());
             assert_eq!(v["latency_ms"], event.latency_ms);
             assert_eq!(v["sla_ms"], event.sla_ms);
             assert_eq!(v["latency_ratio"].as_f64().unwrap(), event.latency_ratio());
@@ -433,7 +433,7 @@ mod tests {
     fn an_output_keeps_its_inputs_key() {
         let mut chunk = InputChunk::default();
         for seq in 0..50u64 {
-            let payload = serde_json::to_vec(&Event::generate(3, seq, 0)).unwrap();
+            let payload = serde_json::to_vec(&event_model::generate(3, seq, 0)).unwrap();
             chunk.push(
                 0,
                 seq as i64,
@@ -470,8 +470,8 @@ mod tests {
 
     #[test]
     fn faults_drop_and_corrupt_what_they_say_and_verification_counts_them() {
+        use event_model::generator::Core;
         use streamsuite::config::Delivery;
-        use streamsuite::gendata::event::Core;
         use streamsuite::gendata::schedule::Schedule;
         use streamsuite::workloads::{self, Expectation, Output};
 
@@ -496,7 +496,8 @@ mod tests {
         let mut input = InputChunk::default();
         for seq in 0..n {
             let payload =
-                serde_json::to_vec(&Event::generate(seed, seq, schedule.slot_us(seq))).unwrap();
+                serde_json::to_vec(&event_model::generate(seed, seq, schedule.slot_us(seq)))
+                    .unwrap();
             input.push(0, seq as i64, None, Some(&payload));
         }
         let (mut stage, mut out) = (Stage::new(options), OutputChunk::default());

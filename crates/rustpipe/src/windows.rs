@@ -451,13 +451,12 @@ mod tests {
     /// here record by record, each once.
     #[test]
     fn gendata_events_give_the_panes_of_every_closed_window() {
-        use streamsuite::gendata::Event;
         let (seed, n) = (21u64, 6_000u64);
         let ts_us = |seq: u64| T + 123_456 + seq as i64 * 714;
         let mut expected: HashMap<(i64, String, String), (u64, i64, u32)> = HashMap::new();
         let last_window = window_start(ts_us(n - 1));
         for seq in 0..n {
-            let event = Event::generate(seed, seq, ts_us(seq));
+            let event = event_model::generate(seed, seq, ts_us(seq));
             let start = window_start(event.ts_us);
             if start == last_window {
                 continue;
@@ -477,7 +476,8 @@ mod tests {
         while seq < n {
             input.reset(chunk_seq);
             for _ in 0..(1 + chunk_seq * 37 % 300).min(n - seq) {
-                let payload = serde_json::to_vec(&Event::generate(seed, seq, ts_us(seq))).unwrap();
+                let payload =
+                    serde_json::to_vec(&event_model::generate(seed, seq, ts_us(seq))).unwrap();
                 input.push(0, seq as i64, None, Some(&payload));
                 seq += 1;
             }

@@ -7,7 +7,6 @@ use rustpipe::chunk::{InputChunk, OutputChunk};
 use rustpipe::settings::{PipelineOptions, Workload};
 use rustpipe::shards;
 use rustpipe::stage::Stage;
-use streamsuite::gendata::Event;
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator::new();
@@ -24,7 +23,7 @@ fn the_stage_and_the_shards_allocate_per_chunk_never_per_record() {
 fn chunk_of(records: u64) -> InputChunk {
     let mut chunk = InputChunk::default();
     for seq in 0..records {
-        let payload = serde_json::to_vec(&Event::generate(11, seq, seq as i64)).unwrap();
+        let payload = serde_json::to_vec(&event_model::generate(11, seq, seq as i64)).unwrap();
         chunk.push(0, seq as i64, None, Some(&payload));
     }
     chunk

@@ -3,7 +3,6 @@
 
 use rustpipe::avro::{Decoder, DecoderKind};
 use streamsuite::gendata::avro::AvroEncoder;
-use streamsuite::gendata::Event;
 
 const SEED: u64 = 42;
 const TS_US: i64 = 1_700_000_000_250_000;
@@ -28,7 +27,7 @@ fn every_decoder_reads_back_the_events_the_json_path_carries() {
                 .unwrap();
             assert_eq!(count, 20, "{kind}");
             let expected: Vec<_> = (message * 20..message * 20 + 20)
-                .map(|seq| serde_json::to_value(Event::generate(SEED, seq, TS_US)).unwrap())
+                .map(|seq| serde_json::to_value(event_model::generate(SEED, seq, TS_US)).unwrap())
                 .collect();
             assert_eq!(decoded, expected, "{kind}, message {message}");
         }

@@ -5,7 +5,6 @@
 use rustpipe::alloc_count::CountingAllocator;
 use rustpipe::avro::{Decoder, DecoderKind};
 use streamsuite::gendata::avro::AvroEncoder;
-use streamsuite::gendata::Event;
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator::new();
@@ -30,15 +29,23 @@ fn the_decoders_and_the_rig_allocate_what_they_should() {
     the_rig_measures_every_arm_on_the_same_events_and_rows();
 }
 
-/// Allocations of decoding `bytes` once, after a warm-up decode.
+/// Allocations of decoding `bytes` once, after a warm-up decode: the least
+/// of three decodes, since the count is process-wide and the harness's own
+/// thread may allocate while one is under way (a decode that allocates does
+/// so every time).
 fn allocations(decoder: &Decoder, bytes: &[u8]) -> u64 {
     let mut seqs = 0u64;
     decoder.decode(bytes, |e| seqs += e.seq).unwrap();
-    let before = ALLOCATOR.counts();
-    decoder.decode(bytes, |e| seqs += e.seq).unwrap();
-    let after = ALLOCATOR.counts();
+    let least = (0..3)
+        .map(|_| {
+            let before = ALLOCATOR.counts();
+            decoder.decode(bytes, |e| seqs += e.seq).unwrap();
+            (ALLOCATOR.counts() - before).allocations
+        })
+        .min()
+        .unwrap_or_default();
     assert!(seqs > 0);
-    (after - before).allocations
+    least
 }
 
 fn the_borrowed_path_allocates_nothing_and_the_owned_paths_do() {
@@ -60,7 +67,7 @@ fn the_rig_measures_every_arm_on_the_same_events_and_rows() {
     let datums: Vec<Vec<u8>> = (0..8).map(|m| datum(m, 50)).collect();
     // Rows the filter keeps from one pass over the ring, from the generator.
     let kept_per_ring = (0..8 * 50)
-        .filter(|&seq| Event::generate(SEED, seq, TS_US).endpoint != "/health")
+        .filter(|&seq| event_model::generate(SEED, seq, TS_US).endpoint != "/health")
         .count() as u64;
     let plan = RigPlan {
         datums,

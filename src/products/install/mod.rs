@@ -325,7 +325,7 @@ fn build_with_cargo(
     let dir = cache.product_dir(name, &product.resolved_version());
     let _lock = InstallLock::acquire(&dir, interrupt)?;
     fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let step = cargo::build_command(cargo, source, package, package);
+    let step = cargo::build_command(cargo, source, package);
     let message = format!("building {name} with cargo in {} ...", source.display());
     let built = run_cargo(name, step, cargo, &dir, package, &message, interrupt)?;
     Ok(Installation {
@@ -373,7 +373,6 @@ fn build_revision(
         cargo,
         &revision::workspace_in(&revision, &workspace, &tree),
         package,
-        package,
     );
     // Its own target folder, kept: later runs of this commit start at once.
     step.env("CARGO_TARGET_DIR", dir.join("target"));
@@ -404,15 +403,15 @@ pub fn build_companion(
     interrupt: &Interrupt,
 ) -> Result<cargo::Built> {
     let name = &product.name;
-    let Install::Cargo { package, .. } = &product.install else {
+    if !matches!(product.install, Install::Cargo { .. }) {
         bail!("{name} is not built with cargo, so it has no {bin}");
-    };
+    }
     let (cargo, source) =
         cargo_ready(product).map_err(|hint| anyhow!("{bin} cannot be built here: {hint}"))?;
     let dir = cache.product_dir(name, &format!("{}-{bin}", product.resolved_version()));
     let _lock = InstallLock::acquire(&dir, interrupt)?;
     fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-    let step = cargo::build_command(&cargo, &source, package, bin);
+    let step = cargo::build_command(&cargo, &source, bin);
     let message = format!("building {bin} with cargo in {} ...", source.display());
     run_cargo(name, step, &cargo, &dir, bin, &message, interrupt)
 }

@@ -2,12 +2,7 @@ package streamsuite.flink;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-import com.fasterxml.jackson.core.json.JsonReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectReader;
-import com.fasterxml.jackson.databind.ObjectWriter;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.time.Duration;
 import org.apache.flink.api.common.eventtime.Watermark;
@@ -24,6 +19,8 @@ import org.apache.flink.streaming.api.functions.windowing.ProcessWindowFunction;
 import org.apache.flink.streaming.api.windowing.assigners.TumblingEventTimeWindows;
 import org.apache.flink.streaming.api.windowing.windows.TimeWindow;
 import org.apache.flink.util.Collector;
+import streamsuite.common.Json;
+import streamsuite.common.Pane;
 
 /**
  * The windowed-lowcard workload: tumbling 1 s event-time windows over
@@ -42,13 +39,7 @@ public final class WindowedLowcard {
     /** The window's length, in event time. */
     static final Duration WINDOW = Duration.ofSeconds(1);
 
-    private static final JsonMapper MAPPER = JsonMapper.builder()
-            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-            .disable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
-            .build();
-    private static final ObjectReader READER = MAPPER.readerFor(Input.class);
-    private static final ObjectWriter WRITER = MAPPER.writerFor(Pane.class);
+    private static final ObjectReader READER = Json.mapper().build().readerFor(Input.class);
 
     private WindowedLowcard() {}
 
@@ -102,19 +93,6 @@ public final class WindowedLowcard {
         public long max = Long.MIN_VALUE;
 
         public Accumulator() {}
-    }
-
-    /** One output record: the pane of one window and key, fields in the contract's order. */
-    @JsonPropertyOrder({"window_start_us", "window_end_us", "region", "service", "count",
-            "sum_latency_ms", "max_latency_ms"})
-    public static final class Pane {
-        @JsonProperty("window_start_us") public long windowStartUs;
-        @JsonProperty("window_end_us") public long windowEndUs;
-        @JsonProperty("region") public String region;
-        @JsonProperty("service") public String service;
-        @JsonProperty("count") public long count;
-        @JsonProperty("sum_latency_ms") public long sumLatencyMs;
-        @JsonProperty("max_latency_ms") public long maxLatencyMs;
     }
 
     /** The source's deserializer: one event per record value. */
@@ -208,19 +186,8 @@ public final class WindowedLowcard {
         public void process(Tuple2<String, String> key, Context context, Iterable<Accumulator> figures,
                 Collector<byte[]> out) {
             Accumulator acc = figures.iterator().next();
-            Pane pane = new Pane();
-            pane.windowStartUs = context.window().getStart() * 1000L;
-            pane.windowEndUs = context.window().getEnd() * 1000L;
-            pane.region = key.f0;
-            pane.service = key.f1;
-            pane.count = acc.count;
-            pane.sumLatencyMs = acc.sum;
-            pane.maxLatencyMs = acc.max;
-            try {
-                out.collect(WRITER.writeValueAsBytes(pane));
-            } catch (IOException e) {
-                throw new IllegalStateException("encoding a pane", e);
-            }
+            out.collect(new Pane(context.window().getStart(), context.window().getEnd(), key.f0, key.f1,
+                    acc.count, acc.sum, acc.max).encode());
         }
     }
 }

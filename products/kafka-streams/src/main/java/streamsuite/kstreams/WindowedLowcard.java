@@ -2,12 +2,7 @@ package streamsuite.kstreams;
 
 import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonProperty;
-import com.fasterxml.jackson.annotation.JsonPropertyOrder;
-import com.fasterxml.jackson.core.json.JsonReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectReader;
-import com.fasterxml.jackson.databind.ObjectWriter;
-import com.fasterxml.jackson.databind.json.JsonMapper;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.time.Duration;
@@ -29,6 +24,8 @@ import org.apache.kafka.streams.kstream.TimeWindows;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.processor.TimestampExtractor;
 import org.apache.kafka.streams.state.WindowStore;
+import streamsuite.common.Json;
+import streamsuite.common.Pane;
 import streamsuite.common.Settings;
 
 /**
@@ -59,13 +56,7 @@ public final class WindowedLowcard {
     static final String STORE = "panes";
     static final String SUPPRESSION = "final-panes";
 
-    private static final JsonMapper MAPPER = JsonMapper.builder()
-            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-            .disable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
-            .build();
-    private static final ObjectReader READER = MAPPER.readerFor(Event.class);
-    private static final ObjectWriter WRITER = MAPPER.writerFor(Pane.class);
+    private static final ObjectReader READER = Json.mapper().build().readerFor(Event.class);
 
     private WindowedLowcard() {}
 
@@ -152,36 +143,12 @@ public final class WindowedLowcard {
         }
     }
 
-    /** One output record: the pane of one window and key, fields in the contract's order. */
-    @JsonPropertyOrder({"window_start_us", "window_end_us", "region", "service", "count",
-            "sum_latency_ms", "max_latency_ms"})
-    public static final class Pane {
-        @JsonProperty("window_start_us") public long windowStartUs;
-        @JsonProperty("window_end_us") public long windowEndUs;
-        @JsonProperty("region") public String region;
-        @JsonProperty("service") public String service;
-        @JsonProperty("count") public long count;
-        @JsonProperty("sum_latency_ms") public long sumLatencyMs;
-        @JsonProperty("max_latency_ms") public long maxLatencyMs;
-    }
-
     /** The pane's JSON: the window's bounds in µs, the key split back into region and service. */
     static byte[] pane(Windowed<String> window, Figures figures) {
         String key = window.key();
         int bar = key.indexOf('|');
-        Pane pane = new Pane();
-        pane.windowStartUs = window.window().start() * 1000L;
-        pane.windowEndUs = window.window().end() * 1000L;
-        pane.region = key.substring(0, bar);
-        pane.service = key.substring(bar + 1);
-        pane.count = figures.count();
-        pane.sumLatencyMs = figures.sum();
-        pane.maxLatencyMs = figures.max();
-        try {
-            return WRITER.writeValueAsBytes(pane);
-        } catch (IOException e) {
-            throw new IllegalStateException("encoding a pane", e);
-        }
+        return new Pane(window.window().start(), window.window().end(), key.substring(0, bar),
+                key.substring(bar + 1), figures.count(), figures.sum(), figures.max()).encode();
     }
 
     /** Event time: {@code ts_us} in ms, read from the event the source has already decoded. */

@@ -4,8 +4,6 @@ import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.core.StreamWriteFeature;
-import com.fasterxml.jackson.core.json.JsonReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.ObjectReader;
 import com.fasterxml.jackson.databind.ObjectWriter;
 import com.fasterxml.jackson.databind.json.JsonMapper;
@@ -21,10 +19,7 @@ import java.io.IOException;
  * to {@link Event}, the others are skipped by the parser.
  */
 public final class Stateless {
-    private static final JsonMapper MAPPER = JsonMapper.builder()
-            .disable(DeserializationFeature.FAIL_ON_UNKNOWN_PROPERTIES)
-            .enable(DeserializationFeature.FAIL_ON_NULL_FOR_PRIMITIVES)
-            .disable(JsonReadFeature.ALLOW_NON_NUMERIC_NUMBERS)
+    private static final JsonMapper MAPPER = Json.mapper()
             // Shortest round-trip digits for doubles (Schubfach), like the
             // in-house pipeline's serde_json; Java 17's Double.toString is not
             // always shortest.
