@@ -8,6 +8,7 @@ mod batches;
 mod chaos;
 mod drain;
 mod etl;
+mod interrupted;
 mod products;
 mod runs;
 mod stalls;
@@ -27,6 +28,7 @@ fn main() {
     let mut trials = Vec::new();
     trials.extend(bad_input::trials());
     trials.extend(runs::trials());
+    trials.extend(interrupted::trials());
     trials.extend(stalls::trials());
     trials.extend(batches::trials());
     trials.extend(verification::trials());
