@@ -30,7 +30,7 @@ pub enum Command {
     /// Paired ratios of two lines of one batch, round by round.
     Compare(CompareArgs),
     /// Measure a line at a baseline version and as it is now, interleaved;
-    /// exit 1 on a regression beyond the threshold.
+    /// exit 4 on a regression beyond the threshold, 1 on an error.
     Regress(RegressArgs),
     /// Show products, their lines and workloads, and what is runnable here.
     List,
@@ -187,9 +187,15 @@ pub struct RegressArgs {
     /// A workload from workloads/.
     pub workload: String,
     /// The version to hold the current one against: a git tag or commit for
-    /// rustpipe, a package version for a pip or Maven product.
+    /// rustpipe, a package version for a pip or Maven product (installed
+    /// beside the current one). The current version itself is an A/A check:
+    /// the noise of this host.
     #[arg(long)]
     pub baseline: String,
+    /// The version under check, in the same terms (default: the product's
+    /// own version, or rustpipe's working tree).
+    #[arg(long)]
+    pub current: Option<String>,
     /// Rounds, each one run of the baseline and one of the current version,
     /// in rotated order.
     #[arg(long, default_value_t = DEFAULT_ROUNDS)]
@@ -198,6 +204,10 @@ pub struct RegressArgs {
     /// interval on the worse side and its sign-test p <= 0.05, is a regression.
     #[arg(long, default_value_t = 5.0)]
     pub threshold: f64,
+    /// Print the paired table and the verdict as JSON on standard output
+    /// (the human table is left out; progress stays on standard error).
+    #[arg(long)]
+    pub json: bool,
     #[command(flatten)]
     pub options: RunOptions,
 }

@@ -67,10 +67,14 @@ fn pages_show_every_kind_of_run() {
         &format!("⚠ off: rustpipe-eos at 20,000/s · 30 s window{AMD} (selectivity 0.4127 vs 0.2885 expected; 3 of 1100 records have wrong derived fields)"),
         "band-red",
         "drain of 300,000 records",
-        // rustpipe on two versions at the default point: the newer one is
-        // marked, 10 % less efficient than 0.0.9
-        ">0.0.9</td>",
-        "class=\"warn\" title=\"worse by more than 5 %\"",
+        // A release check of rustpipe, 0.0.9 against 0.1.0 round by round:
+        // CPU per record worse in every round, by 10 % at the median, is
+        // marked; p50 moved inside the A/A check's spread.
+        ">0.0.9 → 0.1.0</td>",
+        "⚠ +10.0 % [+9.0 % … +12.0 %]</td>",
+        "+0.0 % [-1.5 % … +2.0 %] · within noise</td>",
+        // The A/A check: the noise floor.
+        ">+0.0 % [-3.0 % … +3.0 %]</td>",
         "read capacity",
         "262,144",
         "not verified: incomplete",
@@ -339,9 +343,14 @@ fn an_empty_results_folder_renders_pages_that_say_so() {
     let pages = report::render_site(&suite(), &results, &[]).unwrap();
     // Every measured section is empty; only the characteristics from
     // products/ remain.
-    // Both latency tables, the bench points, sanity, releases and failed
-    // runs; the cost table lists the pairs not run yet.
-    assert_eq!(pages[1].1.matches("no recorded data yet").count(), 6);
+    // Both latency tables, the bench points, sanity and failed runs; the
+    // cost table lists the pairs not run yet; the releases and the noise
+    // floor name the check that fills them.
+    assert_eq!(pages[1].1.matches("no recorded data yet").count(), 5);
+    assert!(pages[1].1.contains(
+        "no release check recorded yet: `suite regress LINE WORKLOAD --baseline VERSION`"
+    ));
+    assert!(pages[1].1.contains("no A&#x2f;A check recorded yet"));
     // The Avro page names the commands that record what it shows.
     let avro = page(&pages, "avro-pipeline.html");
     assert!(avro.contains("suite rig cpu measures"), "{avro}");

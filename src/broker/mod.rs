@@ -32,7 +32,7 @@ impl BrokerSession {
         interrupt: &Interrupt,
     ) -> Result<BrokerSession> {
         match config {
-            BrokerConfig::External { bootstrap, version } => {
+            BrokerConfig::External { bootstrap, .. } => {
                 admin::wait_until_reachable(
                     bootstrap,
                     std::time::Duration::from_secs(15),
@@ -42,7 +42,7 @@ impl BrokerSession {
                 Ok(BrokerSession {
                     info: BrokerInfo {
                         kind: "external".into(),
-                        version: version.clone(),
+                        version: config.recorded_version(),
                         bootstrap: bootstrap.clone(),
                         started_for_batch: false,
                         warmed_s: None,
@@ -63,7 +63,7 @@ impl BrokerSession {
                 };
                 let info = BrokerInfo {
                     kind: "local".into(),
-                    version: Some(format!("apache-kafka {}", local.version())),
+                    version: config.recorded_version(),
                     bootstrap: local.bootstrap(),
                     started_for_batch: started.is_some(),
                     warmed_s: local.warmed_s(),

@@ -1,20 +1,17 @@
-//! `suite compare` and `suite regress`: paired figures of two lines, or of
-//! one line at two versions, round by round.
+//! `suite compare`: paired figures of two lines of one batch, round by
+//! round, and the table `suite regress` prints too.
 
 use std::collections::BTreeSet;
 
 use anyhow::Result;
 
 use crate::analysis::paired::{self, BenchPoint, PairedFigure, RunFigures, Side, Verdict};
-use crate::cli::{CompareArgs, RegressArgs};
+use crate::cli::CompareArgs;
 use crate::config::{LineBench, LineSpec, Suite, Workload};
 use crate::model::host::HostInfo;
 use crate::report::{self, BadLines};
 use crate::results::{RunRecord, Status};
-use crate::runner::batch::plan_runs;
 use crate::runner::{self};
-
-use super::run::{check_implements, run_lines, LineEntry, LinesOutcome, LinesRequest};
 
 /// `suite compare`: the paired ratios B / A of two lines of one batch.
 pub(super) fn compare(suite: &Suite, args: CompareArgs) -> Result<i32> {
@@ -101,6 +98,7 @@ fn bench_point<'a>(
         etl: workload.is_etl().then(|| bench.etl.clone()),
         bench_version: suite.bench.bench_version,
         host,
+        broker: suite.bench.broker.recorded_version(),
     })
 }
 
@@ -128,7 +126,7 @@ fn print_pairing(batch_id: &str, pairing: &paired::Pairing<'_>) {
 /// The paired figures as an aligned table on standard output: for each,
 /// the paired rounds, the median ratio, its interval with the interval's
 /// coverage, the sign test's p and counts, and the verdict.
-fn print_paired(figures: &[PairedFigure], tie_band: f64) {
+pub(super) fn print_paired(figures: &[PairedFigure], tie_band: f64) {
     println!(
         "{:<14} {:>2}  {:>10}  {:<24}  {:>6}  {:<16}  verdict",
         "figure", "n", "B/A median", "interval (coverage)", "p", "worse/better/tie"
@@ -182,156 +180,8 @@ fn percent(share: f64) -> String {
     text.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
-/// `suite regress`: the line at `--baseline` and as it is now, interleaved
-/// round by round in one batch, their order rotating; exit 1 when the
-/// current version is separably worse than the baseline on a paired figure
-/// (the interval on the worse side, sign-test p <= 0.05) and by more than
-/// the threshold at the median. The command a release check calls.
-pub(super) fn regress(suite: &Suite, args: RegressArgs) -> Result<i32> {
-    if !(args.threshold.is_finite() && args.threshold >= 0.0) {
-        anyhow::bail!(
-            "--threshold {} is not a percentage; give one of 0 or more, such as 5",
-            args.threshold
-        );
-    }
-    if args.repeat < MIN_REGRESS_ROUNDS {
-        anyhow::bail!(
-            "--repeat {} is too few: a sign test over fewer than {MIN_REGRESS_ROUNDS} rounds \
-             never reaches p <= 0.05, so no regression could be found; give --repeat \
-             {MIN_REGRESS_ROUNDS} or more",
-            args.repeat
-        );
-    }
-    let line = suite.line(&args.line, None)?;
-    let workload = suite.workload(&args.workload)?;
-    check_implements(line, workload)?;
-    let outcome = run_lines(
-        suite,
-        LinesRequest {
-            lines: vec![
-                LineEntry {
-                    line,
-                    version: Some(&args.baseline),
-                    settings: Vec::new(),
-                },
-                LineEntry {
-                    line,
-                    version: None,
-                    settings: Vec::new(),
-                },
-            ],
-            workload,
-            options: args.options,
-            rounds: args.repeat,
-            chaos: None,
-            drain: None,
-            settings: Vec::new(),
-        },
-    )?;
-    let results = report::load_results(&outcome.results_dir, BadLines::Warn)?;
-    let (baseline, current) = regress_sides(&results, &workload.name, &outcome, args.repeat);
-    let pairing = paired::pair_by_round(&baseline, &current);
-    println!(
-        "B = {} {} (current) against A = {} (baseline) · batch {} · {} round(s) paired",
-        line.line.name,
-        outcome.versions[1],
-        outcome.versions[0],
-        outcome.batch_id,
-        pairing.pairs.len()
-    );
-    println!();
-    let tie_band = suite.bench.tolerances.tie_band;
-    let figures = paired::compare_figures(&pairing.pairs, tie_band);
-    print_paired(&figures, tie_band);
-    println!();
-    if pairing.pairs.len() < MIN_REGRESS_ROUNDS as usize {
-        eprintln!(
-            "REGRESSION CHECK INCONCLUSIVE: only {} round(s) had a usable run of both versions; \
-             at least {MIN_REGRESS_ROUNDS} are needed",
-            pairing.pairs.len()
-        );
-        return Ok(1);
-    }
-    Ok(regress_verdict(&figures, args.threshold, &outcome))
-}
-
-/// The runs of a regression batch, baseline and current: the batch's plan
-/// says which entry ran at each round's position, which tells the two
-/// apart even when both report the same version.
-fn regress_sides<'r>(
-    results: &'r std::collections::BTreeMap<String, Vec<RunRecord>>,
-    workload: &str,
-    outcome: &LinesOutcome,
-    rounds: u32,
-) -> (Vec<RunFigures<'r>>, Vec<RunFigures<'r>>) {
-    let batch = results
-        .get(workload)
-        .into_iter()
-        .flatten()
-        .filter(|r| r.batch_id == outcome.batch_id);
-    let plan = plan_runs(2, rounds);
-    let (mut baseline, mut current) = (Vec::new(), Vec::new());
-    for record in batch {
-        let entry = plan
-            .iter()
-            .find(|p| Some(p.round) == record.round && Some(p.position) == record.position)
-            .map(|p| p.line);
-        let side = match entry {
-            Some(0) => &mut baseline,
-            Some(_) => &mut current,
-            None => continue,
-        };
-        if let Some(figures) = RunFigures::from_record(record) {
-            side.push(figures);
-        }
-    }
-    (baseline, current)
-}
-
-/// The regression check's verdict as an exit code: 1 when a paired figure
-/// is worse beyond `threshold_pct` with its interval on the worse side and
-/// a significant sign test.
-fn regress_verdict(figures: &[PairedFigure], threshold_pct: f64, outcome: &LinesOutcome) -> i32 {
-    let threshold = threshold_pct / 100.0;
-    let regressions: Vec<String> = figures
-        .iter()
-        .filter_map(|f| {
-            let p = f.verdict.ratios().map_or(1.0, |r| r.sign.p);
-            paired::regression(f, threshold).map(|change| {
-                format!(
-                    "{} {:+.1} % (p {p:.3})",
-                    paired_label(f.metric),
-                    change * 100.0
-                )
-            })
-        })
-        .collect();
-    if regressions.is_empty() {
-        println!(
-            "no regression: no paired figure is worse by more than {} % at the median with \
-             its interval on the worse side and p <= {}",
-            threshold_pct,
-            paired::SIGNIFICANCE
-        );
-        outcome.exit_code()
-    } else {
-        eprintln!(
-            "REGRESSION: worse by more than {} % at the median, interval on the worse side, \
-             p <= {}: {}",
-            threshold_pct,
-            paired::SIGNIFICANCE,
-            regressions.join(", ")
-        );
-        1
-    }
-}
-
-/// The fewest rounds a regression check judges from: an exact one-sided
-/// sign test reaches p <= 0.05 only from 5 rounds on (1/32 when all agree).
-const MIN_REGRESS_ROUNDS: u32 = 5;
-
 /// The label of a figure of [`paired::PAIRED_METRICS`].
-fn paired_label(metric: &str) -> &str {
+pub(super) fn paired_label(metric: &str) -> &str {
     match metric {
         "us_cpu_per_record" => "µs CPU/record",
         "added_p50_ms" => "added p50",
@@ -344,7 +194,7 @@ fn paired_label(metric: &str) -> &str {
 /// A bench point in words.
 fn point_label(point: &BenchPoint<'_>) -> String {
     format!(
-        "{} · rate {}/s · window {} s · commit {}/{} ms (eos/alos) · parallelism {} · {} input partition(s) · bench_version {} · this host",
+        "{} · rate {}/s · window {} s · commit {}/{} ms (eos/alos) · parallelism {} · {} input partition(s) · bench_version {} · broker {} · this host",
         point.workload,
         point.rate,
         point.window_s,
@@ -352,7 +202,8 @@ fn point_label(point: &BenchPoint<'_>) -> String {
         point.commit_policy.at_least_once,
         point.parallelism,
         point.input_partitions,
-        point.bench_version
+        point.bench_version,
+        point.broker.as_deref().unwrap_or("of no recorded version")
     )
 }
 
@@ -371,7 +222,7 @@ fn what_exists(records: &[RunRecord], a: &str, b: &str, point: &BenchPoint<'_>) 
             .map(|r| {
                 let (rate, window) = (r.config.rate, r.config.window_s);
                 if (rate, window) == (point.rate, point.window_s) {
-                    format!("rate {rate} window {window} s with another configuration, bench_version or host")
+                    format!("rate {rate} window {window} s with another configuration, bench_version, broker or host")
                 } else {
                     format!("rate {rate} window {window} s")
                 }

@@ -25,9 +25,11 @@ use crate::runner::{self};
 use crate::workloads;
 
 mod compare;
+mod regress;
 mod run;
 
-use compare::{compare, regress};
+use compare::compare;
+use regress::regress;
 use run::{batch, chaos, run};
 
 /// Runs `cli`'s command; returns the process exit code.

@@ -34,6 +34,11 @@ pub struct RunRecord {
     /// lines' order from round to round, so each line runs at each place.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub position: Option<u32>,
+    /// The run's line as the batch was asked for it, 1-based, before any
+    /// rotation: two entries of one line and version (an A/A check) are
+    /// told apart by it, and a release check's baseline is entry 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub entry: Option<u32>,
     /// RFC 3339, UTC.
     pub started_at: String,
     pub bench_version: u32,

@@ -28,13 +28,83 @@ impl Revision {
         &self.commit[..self.commit.len().min(10)]
     }
 
-    /// The version a record carries: the short commit, and the tag.
-    pub fn version(&self) -> String {
+    /// The revision in words: the short commit, and the tag.
+    pub fn label(&self) -> String {
         match &self.tag {
             Some(tag) => format!("{} ({tag})", self.short()),
             None => self.short().to_string(),
         }
     }
+}
+
+/// The version a build records: the package's version, `+` and the
+/// commit's first 7 hex digits, then `-dirty` when a file the binary was
+/// built from differs from that commit (`0.1.0+84e5455-dirty`), so that
+/// two designs never share one version.
+pub fn build_version(package_version: &str, commit: &str, dirty: bool) -> String {
+    let short = &commit[..commit.len().min(7)];
+    let mark = if dirty { "-dirty" } else { "" };
+    format!("{package_version}+{short}{mark}")
+}
+
+/// The version of the binary `bin`, built from the working tree of the
+/// repository holding `workspace`: see [`build_version`]. Its files are the
+/// ones cargo's dep-info beside the binary lists (with the workspace's
+/// manifest and lock file), so a changed file the binary does not use
+/// leaves it clean. Outside a git repository, the package's version alone.
+pub fn working_tree_version(workspace: &Path, bin: &Path, package_version: &str) -> Result<String> {
+    let Some(top) = git(workspace, &["rev-parse", "--show-toplevel"])? else {
+        return Ok(package_version.to_string());
+    };
+    let top = PathBuf::from(top);
+    let commit = git(&top, &["rev-parse", "HEAD"])?
+        .ok_or_else(|| anyhow!("the repository at {} has no commit yet", top.display()))?;
+    let mut dep_info = bin.as_os_str().to_owned();
+    dep_info.push(".d");
+    let mut inputs: Vec<PathBuf> = match std::fs::read_to_string(&dep_info) {
+        Ok(text) => dep_info_sources(&text),
+        // No dep-info: the whole workspace counts.
+        Err(_) => vec![workspace.to_path_buf()],
+    };
+    inputs.extend(["Cargo.toml", "Cargo.lock"].map(|f| workspace.join(f)));
+    let top_real = std::fs::canonicalize(&top).unwrap_or_else(|_| top.clone());
+    let inside: Vec<String> = inputs
+        .iter()
+        .filter_map(|p| std::fs::canonicalize(p).ok())
+        .filter(|p| p.starts_with(&top_real))
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let mut args = vec!["status", "--porcelain", "--untracked-files=all", "--"];
+    args.extend(inside.iter().map(String::as_str));
+    let status =
+        git(&top, &args)?.ok_or_else(|| anyhow!("`git status` failed in {}", top.display()))?;
+    Ok(build_version(package_version, &commit, !status.is_empty()))
+}
+
+/// The source files a make-style dep-info file (`out: a.rs b\ c.rs`) names
+/// for its first target; an escaped space stays in its path.
+fn dep_info_sources(text: &str) -> Vec<PathBuf> {
+    let Some((_, sources)) = text.lines().next().and_then(|l| l.split_once(": ")) else {
+        return Vec::new();
+    };
+    let mut paths = Vec::new();
+    let mut current = String::new();
+    let mut chars = sources.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '\\' => current.extend(chars.next()),
+            ' ' => {
+                if !current.is_empty() {
+                    paths.push(PathBuf::from(std::mem::take(&mut current)));
+                }
+            }
+            c => current.push(c),
+        }
+    }
+    if !current.is_empty() {
+        paths.push(PathBuf::from(current));
+    }
+    paths
 }
 
 /// `git -C dir ARGS...`: its trimmed standard output, or None when it fails.
@@ -204,8 +274,55 @@ mod tests {
         assert_eq!(tagged.commit.len(), 40);
         assert_eq!(tagged.tag.as_deref(), Some("v1"));
         assert_eq!(head.tag, None);
-        assert_eq!(tagged.version(), format!("{} (v1)", &head.commit[..10]));
-        assert_eq!(head.version(), &head.commit[..10]);
+        assert_eq!(tagged.label(), format!("{} (v1)", &head.commit[..10]));
+        assert_eq!(head.label(), &head.commit[..10]);
+    }
+
+    #[test]
+    fn a_build_version_names_the_commit_and_a_changed_tree() {
+        let commit = "84e5455c0ffee0000000000000000000000000000";
+        assert_eq!(build_version("0.1.0", commit, false), "0.1.0+84e5455");
+        assert_eq!(build_version("0.1.0", commit, true), "0.1.0+84e5455-dirty");
+    }
+
+    #[test]
+    fn dep_info_lists_the_first_targets_sources() {
+        let text = "/t/release/pipe: /w/src/main.rs /w/my\\ dir/lib.rs\n\n/w/src/main.rs:\n";
+        assert_eq!(
+            dep_info_sources(text),
+            [
+                PathBuf::from("/w/src/main.rs"),
+                PathBuf::from("/w/my dir/lib.rs")
+            ]
+        );
+        assert!(dep_info_sources("").is_empty());
+    }
+
+    #[test]
+    fn only_a_change_to_the_binarys_own_files_makes_it_dirty() {
+        let Some(repo) = repository() else { return };
+        let d = repo.path();
+        let source = d.join("crates/pipe/main.rs");
+        std::fs::write(&source, "fn main() {}").unwrap();
+        run(d, &["add", "."]);
+        run(d, &["commit", "-q", "-m", "third"]);
+        let head = resolve("pipe", d, "HEAD").unwrap();
+        let bin = d.join("pipe-bin");
+        std::fs::write(
+            d.join("pipe-bin.d"),
+            format!("{}: {}\n", bin.display(), source.display()),
+        )
+        .unwrap();
+        let clean = build_version("0.1.0", &head.commit, false);
+        let version = |dir: &Path| working_tree_version(dir, &bin, "0.1.0").unwrap();
+        // the binary and its dep-info are untracked, but no input of it
+        assert_eq!(version(d), clean);
+        std::fs::write(d.join("README"), "changed, but not built from").unwrap();
+        assert_eq!(version(d), clean);
+        std::fs::write(&source, "fn main() { println!(); }").unwrap();
+        assert_eq!(version(d), format!("{clean}-dirty"));
+        let outside = tempfile::tempdir().unwrap();
+        assert_eq!(version(outside.path()), "0.1.0");
     }
 
     #[test]

@@ -20,7 +20,7 @@ use super::header::{commits_of, host_label, workload_names};
 use super::latency::{latency_section, LatencySection};
 use super::lines::{group_lines, is_chaos, line_order, LineRuns, Verdict};
 use super::points::{distinct_hosts, group_points, host_suffix, PointSettings};
-use super::releases::releases_table;
+use super::releases::releases_tables;
 use super::resources::resources_table;
 use super::sanity;
 use super::summary::{summary, Summary};
@@ -82,6 +82,8 @@ pub struct WorkloadPage {
     pub notes: Vec<ProductNote>,
     /// Lines measured on several versions at one point.
     pub releases: Table,
+    /// The A/A checks the releases are read against.
+    pub noise_floor: Table,
     pub failed: Table,
     /// The suite commits of the records shown, newest first.
     pub commits: Vec<String>,
@@ -295,6 +297,7 @@ pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> Worklo
             }
         })
         .collect();
+    let (releases, noise_floor) = releases_tables(&points);
     WorkloadPage {
         name: name.to_string(),
         description: workload
@@ -317,7 +320,8 @@ pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> Worklo
         client_settings: super::settings::client_settings_table(suite, name, &page_lines),
         expert_settings: super::settings::expert_settings_table(suite, name),
         notes: product_notes(suite, name, &page_lines),
-        releases: releases_table(&points),
+        releases,
+        noise_floor,
         failed: failed_table(records),
         commits: commits(records.iter()),
     }

@@ -130,6 +130,9 @@ pub(super) struct BenchPoint {
     pub(super) settings: PointSettings,
     pub(super) bench_version: u32,
     pub(super) host: HostInfo,
+    /// What the broker ran (`apache-kafka 4.4.0`): a broker release changes
+    /// what every product is measured against.
+    pub(super) broker: Option<String>,
 }
 
 impl BenchPoint {
@@ -140,6 +143,7 @@ impl BenchPoint {
             settings: PointSettings::from_config(&record.config),
             bench_version: record.bench_version,
             host: record.host.clone(),
+            broker: record.broker.version.clone(),
         }
     }
 
@@ -149,6 +153,7 @@ impl BenchPoint {
             && self.settings == PointSettings::from_config(&record.config)
             && self.bench_version == record.bench_version
             && self.host.same_host(&record.host)
+            && self.broker == record.broker.version
     }
 
     /// Whether `record` was measured here but for its ETL arm (decoder and
@@ -159,6 +164,7 @@ impl BenchPoint {
                 == PointSettings::from_config(&record.config).arm_free()
             && self.bench_version == record.bench_version
             && self.host.same_host(&record.host)
+            && self.broker == record.broker.version
     }
 }
 
@@ -359,6 +365,10 @@ fn point_name(
     if point.bench_version != suite.bench.bench_version {
         parts.push(format!("bench version {}", point.bench_version));
     }
+    if point.broker != suite.bench.broker.recorded_version() {
+        let broker = point.broker.as_deref().unwrap_or("of no recorded version");
+        parts.push(format!("broker {broker}"));
+    }
     parts.join(" · ") + &host_suffix(&point.host, hosts)
 }
 
@@ -391,6 +401,29 @@ mod tests {
         let mut d = crate::report::fixture_record();
         d.host.machine_id_hash = Some("99887766".into());
         assert!(!BenchPoint::from_record(&c).holds(&d));
+    }
+
+    #[test]
+    fn another_broker_release_is_another_point_and_is_named() {
+        let suite = crate::report::repo_suite();
+        let configured = suite.bench.broker.recorded_version();
+        let mut now = crate::report::fixture_record();
+        now.broker.version = configured.clone();
+        let mut before = crate::report::fixture_record();
+        before.broker.version = Some("apache-kafka 3.9.0".into());
+        assert!(!BenchPoint::from_record(&now).holds(&before));
+        let records = [now, before];
+        let order = vec![records[0].line.clone()];
+        let points = group_points(&suite, "stateless", &order, &records);
+        let named: Vec<(&Option<String>, bool)> = points
+            .iter()
+            .map(|p| (&p.point.broker, p.name.contains("broker apache-kafka")))
+            .collect();
+        // The configured broker goes unnamed; another release is named.
+        assert_eq!(named.len(), 2);
+        for (broker, is_named) in named {
+            assert_eq!(is_named, *broker != configured, "{broker:?}");
+        }
     }
 
     #[test]

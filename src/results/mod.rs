@@ -186,6 +186,7 @@ mod tests {
             batch_id: "b".into(),
             round: None,
             position: None,
+            entry: None,
             started_at: "2026-11-30T05:00:00Z".into(),
             bench_version: 1,
             host: HostInfo {

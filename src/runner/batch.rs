@@ -156,8 +156,7 @@ pub fn run_batch(
             &batch_line.installation,
             workload,
             &batch_line.config,
-            planned.round,
-            planned.position,
+            *planned,
         )?;
         time_left.run_took(started.elapsed());
         outcome.runs += 1;

@@ -38,6 +38,7 @@ use crate::interrupt::{Interrupt, Interrupted};
 use crate::model::host::HostInfo;
 use crate::products::Installation;
 use crate::results::{Chaos, LatencySeries, RunConfig, RunRecord, Status, SCHEMA_VERSION};
+use batch::PlannedRun;
 use drain::DrainRun;
 use etl::EtlRun;
 use pipeline::{run_phases, Run};
@@ -116,9 +117,8 @@ pub(super) struct Judged {
     latency_series: Option<LatencySeries>,
 }
 
-/// Runs `line`, as installed in `installation`, on `workload` once, as
-/// `round` (1-based) of the batch at `position` (1-based) within the round,
-/// and returns its record, ok or failed. Only an interruption (or a failure
+/// Runs `line`, as installed in `installation`, on `workload` once, at its
+/// place in the batch's plan, and returns its record, ok or failed. Only an interruption (or a failure
 /// before anything started) is an error.
 pub fn run_once(
     ctx: &RunContext<'_>,
@@ -126,15 +126,15 @@ pub fn run_once(
     installation: &Installation,
     workload: &Workload,
     config: &RunConfig,
-    round: u32,
-    position: u32,
+    planned: PlannedRun,
 ) -> Result<RunRecord> {
     let run_id = crate::results::new_run_id(&line.line.name);
     let log_dir = ctx.cache.run_dir(&run_id);
     std::fs::create_dir_all(&log_dir).with_context(|| format!("creating {}", log_dir.display()))?;
     let mut record = RunRecord {
-        round: Some(round),
-        position: Some(position),
+        round: Some(planned.round),
+        position: Some(planned.position),
+        entry: Some(planned.line as u32 + 1),
         variant: config.etl.as_ref().map(etl::variant),
         logs: log_dir.clone(),
         ..empty_record(ctx, line, installation, workload, config, &run_id)
@@ -190,6 +190,7 @@ fn empty_record(
         batch_id: ctx.batch_id.clone(),
         round: None,
         position: None,
+        entry: None,
         started_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         bench_version: ctx.bench.bench_version,
         host: ctx.host.clone(),

@@ -229,12 +229,23 @@ fn regress_holds_the_current_build_against_a_commit() -> Result<(), String> {
             .arg(results.path()),
     )?;
     let stdout = String::from_utf8_lossy(&out.stdout);
+    let old = format!("0.1.0+{}", &baseline[..7]);
+    // The current build is HEAD's, `-dirty` when one of its files changed
+    // (the unit tests of the version say which do).
+    let head = format!("0.1.0+{}", &git_head()?[..7]);
+    let all = records(results.path(), "stateless")?;
+    let Some(new) = all
+        .iter()
+        .map(|r| r.version.clone())
+        .find(|v| *v == head || *v == format!("{head}-dirty"))
+    else {
+        return Err(format!("no run of the current build {head}: {stdout}"));
+    };
     ensure(
         stdout.contains(&format!(
-            "B = rustpipe 0.1.0 (current) against A = {} (baseline)",
-            &baseline[..10]
+            "B = rustpipe {new} (current) against A = {old} (baseline)"
         )) && stdout.contains("5 round(s) paired"),
-        "five rounds by default, and the pairs are printed",
+        "five rounds by default, each build named by its commit, and the pairs are printed",
         &out,
     )?;
     let regressed = regressed_figures(&stdout, 0.5)?;
@@ -243,7 +254,7 @@ fn regress_holds_the_current_build_against_a_commit() -> Result<(), String> {
         out.status.code() == Some(0)
             && stdout.contains("no regression: no paired figure is worse by more than 50 %")
     } else {
-        out.status.code() == Some(1)
+        out.status.code() == Some(4)
             && stderr.lines().any(|l| {
                 l.starts_with(
                     "REGRESSION: worse by more than 50 % at the median, interval on the worse \
@@ -256,13 +267,13 @@ fn regress_holds_the_current_build_against_a_commit() -> Result<(), String> {
         &format!("exit code and verdict follow the table (regressed: {regressed:?})"),
         &out,
     )?;
-    let all = records(results.path(), "stateless")?;
-    let (old, new) = (&baseline[..10], "0.1.0");
-    let order: Vec<(&str, Option<u32>, Option<u32>)> = all
+    let (old, new) = ((old.as_str(), Some(1)), (new.as_str(), Some(2)));
+    type Slot<'a> = (&'a str, Option<u32>, Option<u32>, Option<u32>);
+    let order: Vec<Slot<'_>> = all
         .iter()
-        .map(|r| (r.version.as_str(), r.round, r.position))
+        .map(|r| (r.version.as_str(), r.entry, r.round, r.position))
         .collect();
-    let expected: Vec<(&str, Option<u32>, Option<u32>)> = (1..=5)
+    let expected: Vec<Slot<'_>> = (1..=5)
         .flat_map(|round| {
             let (first, second) = if round % 2 == 1 {
                 (old, new)
@@ -270,8 +281,8 @@ fn regress_holds_the_current_build_against_a_commit() -> Result<(), String> {
                 (new, old)
             };
             [
-                (first, Some(round), Some(1)),
-                (second, Some(round), Some(2)),
+                (first.0, first.1, Some(round), Some(1)),
+                (second.0, second.1, Some(round), Some(2)),
             ]
         })
         .collect();
@@ -280,6 +291,20 @@ fn regress_holds_the_current_build_against_a_commit() -> Result<(), String> {
         &format!("baseline and current take turns going first, one batch: {order:?}"),
         &out,
     )
+}
+
+/// The commit the repository's HEAD names.
+fn git_head() -> Result<String, String> {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(repo())
+        .args(["rev-parse", "HEAD"])
+        .output()
+        .map_err(|e| format!("git: {e}"))?;
+    let head = String::from_utf8_lossy(&out.stdout).trim().to_string();
+    (out.status.success() && head.len() == 40)
+        .then_some(head)
+        .ok_or_else(|| "git rev-parse HEAD named no commit".to_string())
 }
 
 /// The figures of `suite regress`'s table that B is separably worse on, by

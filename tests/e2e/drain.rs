@@ -198,8 +198,11 @@ fn rustpipe_at_a_tagged_commit_is_built_and_run() -> Result<(), String> {
     ensure(records.len() == 1, "exactly one record expected", &out)?;
     let r = &records[0];
     ensure(
-        r.version == format!("{} (e2e-known)", &KNOWN_COMMIT[..10]),
-        &format!("the version names the commit and the tag: {}", r.version),
+        r.version == format!("0.1.0+{}", &KNOWN_COMMIT[..7]),
+        &format!(
+            "the version names the package version and the commit: {}",
+            r.version
+        ),
         &out,
     )?;
     ensure(r.status == Status::Ok, "status ok", &out)?;

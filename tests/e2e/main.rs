@@ -10,6 +10,7 @@ mod drain;
 mod etl;
 mod interrupted;
 mod products;
+mod releases;
 mod runs;
 mod stalls;
 mod support;
@@ -31,6 +32,7 @@ fn main() {
     trials.extend(interrupted::trials());
     trials.extend(stalls::trials());
     trials.extend(batches::trials());
+    trials.extend(releases::trials());
     trials.extend(verification::trials());
     trials.extend(chaos::trials());
     trials.extend(products::trials());

@@ -141,7 +141,7 @@ fn installed_line_keeps_up_over(
 }
 
 /// The version `suite run LINE` runs when no --version is given.
-fn default_version(line: &str) -> Result<String, String> {
+pub fn default_version(line: &str) -> Result<String, String> {
     let suite = Suite::load(&repo().join("bench.yaml")).map_err(|e| e.to_string())?;
     let found = suite.line(line, None).map_err(|e| e.to_string())?;
     Ok(found.product.resolved_version())

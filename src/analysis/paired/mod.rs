@@ -31,6 +31,8 @@ pub struct BenchPoint<'a> {
     pub etl: Option<EtlConfig>,
     pub bench_version: u32,
     pub host: &'a HostInfo,
+    /// What the broker ran, as records name it.
+    pub broker: Option<String>,
 }
 
 impl BenchPoint<'_> {
@@ -49,6 +51,7 @@ impl BenchPoint<'_> {
             && c.etl == self.etl
             && record.bench_version == self.bench_version
             && record.host.same_host(self.host)
+            && record.broker.version == self.broker
     }
 }
 

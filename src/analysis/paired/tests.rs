@@ -351,6 +351,7 @@ fn point(host: &HostInfo) -> BenchPoint<'_> {
         etl: None,
         bench_version: 2,
         host,
+        broker: None,
     }
 }
 
@@ -409,6 +410,11 @@ fn the_newest_batch_with_both_lines_at_the_point_is_chosen() {
     other.kernel = "k2".into();
     assert!(newest_shared_batch(&records, &side("a", &other), &side("b", &other)).is_none());
     assert!(newest_shared_batch(&records, &side("a", &h), &side("c", &h)).is_none());
+    // Another broker release is another point.
+    let (mut a, mut b) = (side("a", &h), side("b", &h));
+    a.point.broker = Some("apache-kafka 4.4.0".into());
+    b.point.broker = Some("apache-kafka 4.4.0".into());
+    assert!(newest_shared_batch(&records, &a, &b).is_none());
 }
 
 #[test]

@@ -82,7 +82,7 @@ pub enum BrokerConfig {
 }
 
 fn default_kafka_version() -> String {
-    "4.1.1".to_string()
+    "4.4.0".to_string()
 }
 fn default_port() -> u16 {
     19092
@@ -102,6 +102,16 @@ impl Bench {
 }
 
 impl BrokerConfig {
+    /// What the broker runs, as each result records it and as a bench point
+    /// compares it: `apache-kafka 4.4.0` for the local one, the configured
+    /// version of an external one.
+    pub fn recorded_version(&self) -> Option<String> {
+        match self {
+            BrokerConfig::Local { version, .. } => Some(format!("apache-kafka {version}")),
+            BrokerConfig::External { version, .. } => version.clone(),
+        }
+    }
+
     /// Seconds of warm-up load for a broker the suite starts; 0 for an
     /// external one, which the suite neither starts nor warms.
     pub fn warmup_s(&self) -> u64 {

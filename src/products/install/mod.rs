@@ -107,18 +107,41 @@ fn failed_install(product: &Product, version: &str, dir: &Path) -> Option<String
     (made == fingerprint(product, version)).then(|| reason.trim().to_string())
 }
 
-/// The line of an install's log that says why it failed: pip's and Maven's
-/// last `ERROR` line, else the last line.
+/// The line of an install's log that says why it failed: Maven's failed
+/// goal (which names an artifact the registry does not have, or is a
+/// compilation failure, then followed by its first error), else pip's and
+/// Maven's last `ERROR` line with some text, else the last line.
 fn failure_reason(log: &str) -> String {
     let mut lines = log.lines().map(str::trim).filter(|l| !l.is_empty());
-    let reason = lines
+    let goal = lines
         .clone()
-        .rfind(|l| l.starts_with("ERROR") || l.starts_with("[ERROR]"))
+        .position(|l| l.starts_with("[ERROR] Failed to execute goal"));
+    let failed_goal = goal.and_then(|at| {
+        let mut after = lines.clone().skip(at);
+        let goal = after.next()?.trim_end_matches(" -> [Help 1]");
+        Some(
+            match (goal.ends_with("Compilation failure"), after.next()) {
+                (true, Some(first)) => format!("{goal}: {}", first.trim_start_matches("[ERROR] ")),
+                _ => goal.to_string(),
+            },
+        )
+    });
+    let reason = failed_goal
+        .as_deref()
+        .or_else(|| {
+            lines.clone().rfind(|l| {
+                (l.starts_with("ERROR") || l.starts_with("[ERROR]"))
+                    && !l
+                        .trim_start_matches(['[', 'E', 'R', 'O', ']', ':'])
+                        .trim()
+                        .is_empty()
+            })
+        })
         .or_else(|| lines.next_back())
         .unwrap_or("no output");
     let mut reason = reason.to_string();
-    if reason.chars().count() > 240 {
-        reason = reason.chars().take(240).collect::<String>() + " ...";
+    if reason.chars().count() > 400 {
+        reason = reason.chars().take(400).collect::<String>() + " ...";
     }
     reason
 }
@@ -328,11 +351,21 @@ fn build_with_cargo(
     let step = cargo::build_command(cargo, source, package);
     let message = format!("building {name} with cargo in {} ...", source.display());
     let built = run_cargo(name, step, cargo, &dir, package, &message, interrupt)?;
+    let workspace = workspace_of(source);
+    let version = revision::working_tree_version(&workspace, &built.bin, &built.version)
+        .with_context(|| format!("{name}: naming the version of the build"))?;
     Ok(Installation {
-        version: built.version,
+        version,
         dir: None,
         bin: Some(built.bin),
     })
+}
+
+/// The folder of the Cargo workspace that holds `source`.
+fn workspace_of(source: &Path) -> PathBuf {
+    cargo::manifest_above(source)
+        .and_then(|m| m.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| source.to_path_buf())
 }
 
 /// Builds `package` at the git revision `rev` of the repository holding its
@@ -347,24 +380,22 @@ fn build_revision(
     interrupt: &Interrupt,
 ) -> Result<Installation> {
     let name = &product.name;
-    let workspace = cargo::manifest_above(source)
-        .and_then(|m| m.parent().map(Path::to_path_buf))
-        .unwrap_or_else(|| source.to_path_buf());
+    let workspace = workspace_of(source);
     let revision = revision::resolve(name, &workspace, rev)?;
     let dir = cache.product_dir(name, &revision.commit);
-    let installed = |bin: PathBuf| Installation {
-        version: revision.version(),
+    let installed = |built: cargo::Built| Installation {
+        version: revision::build_version(&built.version, &revision.commit, false),
         dir: None,
-        bin: Some(bin),
+        bin: Some(built.bin),
     };
-    if let Some(bin) = built_revision(&dir) {
-        return Ok(installed(bin));
+    if let Some(built) = built_revision(&dir, package) {
+        return Ok(installed(built));
     }
     revision::check_package(name, &revision, package)?;
     let _lock = InstallLock::acquire(&dir, interrupt)?;
     // Another suite may have built it while we waited.
-    if let Some(bin) = built_revision(&dir) {
-        return Ok(installed(bin));
+    if let Some(built) = built_revision(&dir, package) {
+        return Ok(installed(built));
     }
     fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let tree = dir.join("src");
@@ -378,24 +409,29 @@ fn build_revision(
     step.env("CARGO_TARGET_DIR", dir.join("target"));
     let message = format!(
         "building {name} at {} in {} (the first build of a commit takes minutes) ...",
-        revision.version(),
+        revision.label(),
         tree.display()
     );
     let built = run_cargo(name, step, cargo, &dir, package, &message, interrupt)?;
     fs::write(dir.join(MARKER), built.bin.to_string_lossy().as_bytes())
         .with_context(|| format!("writing {}", dir.join(MARKER).display()))?;
-    Ok(installed(built.bin))
+    Ok(installed(built))
 }
 
-/// The binary of a whole build of one revision in `dir`: its marker names it.
-fn built_revision(dir: &Path) -> Option<PathBuf> {
+/// The binary `bin` of a whole build of one revision in `dir` and its
+/// package's version: its marker names the binary, cargo's messages kept
+/// beside it the version.
+fn built_revision(dir: &Path, bin: &str) -> Option<cargo::Built> {
     let text = fs::read_to_string(dir.join(MARKER)).ok()?;
-    let bin = PathBuf::from(text.trim());
-    is_executable(&bin).then_some(bin)
+    let path = PathBuf::from(text.trim());
+    let messages = fs::read_to_string(dir.join(CARGO_MESSAGES)).ok()?;
+    let built = cargo::built_binary(&messages, bin).ok()?;
+    (is_executable(&path) && built.bin == path).then_some(built)
 }
 
 /// Builds `bin`, another binary of cargo-built `product`'s package (the
-/// CPU rig beside rustpipe), from the working tree; returns its path.
+/// CPU rig beside rustpipe), from the working tree; returns its path and
+/// version, commit and all.
 pub fn build_companion(
     product: &Product,
     bin: &str,
@@ -413,7 +449,11 @@ pub fn build_companion(
     fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     let step = cargo::build_command(&cargo, &source, bin);
     let message = format!("building {bin} with cargo in {} ...", source.display());
-    run_cargo(name, step, &cargo, &dir, bin, &message, interrupt)
+    let built = run_cargo(name, step, &cargo, &dir, bin, &message, interrupt)?;
+    let version =
+        revision::working_tree_version(&workspace_of(&source), &built.bin, &built.version)
+            .with_context(|| format!("{bin}: naming the version of the build"))?;
+    Ok(cargo::Built { version, ..built })
 }
 
 /// Runs the cargo build `step`, its log and messages kept in `dir`, and

@@ -273,12 +273,23 @@ fn a_failed_install_names_the_product_and_its_log() {
 }
 
 #[test]
-fn the_reason_of_a_failed_install_is_its_last_error_line() {
+fn the_reason_of_a_failed_install_is_its_failed_goal_or_last_error_line() {
     let pip = "Collecting x\nERROR: Could not find a version that satisfies the requirement x==9 (from versions: 1.0)\nERROR: No matching distribution found for x==9\n\n";
     assert_eq!(
         failure_reason(pip),
         "ERROR: No matching distribution found for x==9"
     );
+    let maven = "[INFO] BUILD FAILURE\n[ERROR] Failed to execute goal on project app: Could not resolve dependencies for project s:app:jar:1: The following artifacts could not be resolved: org.apache.kafka:kafka-streams:jar:9.9.9 (absent) -> [Help 1]\n[ERROR] \n[ERROR] Re-run Maven using the -X switch to enable full debug logging.\n[ERROR] [Help 1] http://cwiki.apache.org/confluence/display/MAVEN/DependencyResolutionException\n";
+    assert_eq!(
+        failure_reason(maven),
+        "[ERROR] Failed to execute goal on project app: Could not resolve dependencies for project s:app:jar:1: The following artifacts could not be resolved: org.apache.kafka:kafka-streams:jar:9.9.9 (absent)"
+    );
+    let compile = "[ERROR] COMPILATION ERROR :\n[ERROR] Failed to execute goal compile on project app: Compilation failure\n[ERROR] /p/Clients.java:[97,41] cannot find symbol\n[ERROR]   symbol: variable X\n[ERROR] -> [Help 1]\n";
+    assert_eq!(
+        failure_reason(compile),
+        "[ERROR] Failed to execute goal compile on project app: Compilation failure: /p/Clients.java:[97,41] cannot find symbol"
+    );
+    assert_eq!(failure_reason("ERROR: real\n[ERROR]\n"), "ERROR: real");
     assert_eq!(failure_reason("one\ntwo\n  \n"), "two");
     assert_eq!(failure_reason(""), "no output");
     assert!(failure_reason(&"x".repeat(500)).ends_with("x ..."));
