@@ -77,10 +77,11 @@ pub struct RunArgs {
     pub repeat: u32,
     /// Inject faults mid-window: SIGKILL the product's whole tree SECONDS
     /// into the window (with `restart`, start it again at once), and/or
-    /// SIGKILL the local broker and start it again.
+    /// SIGKILL a node of the local broker (the input partition's leader
+    /// with `leader`, else the last node) and start it again.
     #[arg(
         long,
-        value_name = "kill-at=SECONDSs[,restart][,broker-restart-at=SECONDSs]"
+        value_name = "kill-at=SECONDSs[,restart][,broker-kill-at=SECONDSs[,leader]]"
     )]
     pub chaos: Option<ChaosPlan>,
     /// The product version to run, installed on first use (default: product.yaml's);
@@ -375,6 +376,10 @@ pub struct GendataArgs {
     /// Write the summary here as JSON (default: standard output).
     #[arg(long)]
     pub summary: Option<PathBuf>,
+    /// The input topic's partitions: on more than one, each JSON event is
+    /// keyed by region/service and written to that key's partition.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..))]
+    pub partitions: u32,
 }
 
 #[derive(Debug, Args)]

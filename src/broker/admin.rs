@@ -13,6 +13,7 @@ use rdkafka::error::KafkaError;
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::interrupt::Interrupt;
+use crate::model::broker::Replicas;
 
 const CALL_TIMEOUT: Duration = Duration::from_secs(10);
 
@@ -24,22 +25,30 @@ fn quiet_config(bootstrap: &str) -> ClientConfig {
     config
 }
 
-/// Waits until a broker at `bootstrap` accepts connections and serves metadata.
+/// Waits until a broker at `bootstrap` (any of its addresses) accepts
+/// connections and serves metadata.
 pub fn wait_until_reachable(
     bootstrap: &str,
     timeout: Duration,
     interrupt: &Interrupt,
 ) -> Result<()> {
     let deadline = Instant::now() + timeout;
-    let first = bootstrap.split(',').next().unwrap_or(bootstrap);
-    let address = first
-        .to_socket_addrs()
-        .with_context(|| format!("`{first}` is not a host:port"))?
-        .next()
-        .ok_or_else(|| anyhow!("`{first}` resolves to no address"))?;
+    let mut addresses = Vec::new();
+    for part in bootstrap.split(',') {
+        let address = part
+            .to_socket_addrs()
+            .with_context(|| format!("`{part}` is not a host:port"))?
+            .next()
+            .ok_or_else(|| anyhow!("`{part}` resolves to no address"))?;
+        addresses.push(address);
+    }
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
-        if TcpStream::connect_timeout(&address, left.max(Duration::from_millis(50))).is_ok() {
+        let connect = left.max(Duration::from_millis(50)) / addresses.len() as u32;
+        if addresses
+            .iter()
+            .any(|address| TcpStream::connect_timeout(address, connect).is_ok())
+        {
             let consumer: BaseConsumer = quiet_config(bootstrap).create()?;
             if let Ok(metadata) =
                 consumer.fetch_metadata(None, left.max(Duration::from_millis(500)))
@@ -56,6 +65,29 @@ pub fn wait_until_reachable(
     }
 }
 
+/// The ids of the brokers the cluster at `bootstrap` lists as alive.
+pub fn broker_ids(bootstrap: &str) -> Result<Vec<i32>> {
+    let consumer: BaseConsumer = quiet_config(bootstrap).create()?;
+    let metadata = consumer
+        .fetch_metadata(None, CALL_TIMEOUT)
+        .with_context(|| format!("reading the cluster's brokers at {bootstrap}"))?;
+    Ok(metadata.brokers().iter().map(|b| b.id()).collect())
+}
+
+/// The broker that leads `partition` of `topic`, None while it has none.
+pub fn partition_leader(bootstrap: &str, topic: &str, partition: i32) -> Result<Option<i32>> {
+    let consumer: BaseConsumer = quiet_config(bootstrap).create()?;
+    let metadata = consumer
+        .fetch_metadata(Some(topic), CALL_TIMEOUT)
+        .with_context(|| format!("reading the leader of {topic}"))?;
+    let leader = metadata
+        .topics()
+        .first()
+        .and_then(|t| t.partitions().iter().find(|p| p.id() == partition))
+        .map(|p| p.leader());
+    Ok(leader.filter(|&id| id >= 0))
+}
+
 /// A topic to create for a run.
 #[derive(Debug, Clone)]
 pub struct TopicRequest {
@@ -65,14 +97,20 @@ pub struct TopicRequest {
     pub compression: String,
 }
 
-/// Creates `topics`, failing if any already exists.
-pub fn create_topics(bootstrap: &str, topics: &[TopicRequest]) -> Result<()> {
+/// Creates `topics` with `replicas`, failing if any already exists.
+pub fn create_topics(bootstrap: &str, replicas: Replicas, topics: &[TopicRequest]) -> Result<()> {
     let admin: AdminClient<DefaultClientContext> = quiet_config(bootstrap).create()?;
+    let min_isr = replicas.min_insync_replicas.to_string();
     let new: Vec<NewTopic<'_>> = topics
         .iter()
         .map(|t| {
-            NewTopic::new(&t.name, t.partitions, TopicReplication::Fixed(1))
-                .set("compression.type", &t.compression)
+            NewTopic::new(
+                &t.name,
+                t.partitions,
+                TopicReplication::Fixed(replicas.replication as i32),
+            )
+            .set("compression.type", &t.compression)
+            .set("min.insync.replicas", &min_isr)
         })
         .collect();
     let options = AdminOptions::new().operation_timeout(Some(CALL_TIMEOUT));
@@ -83,8 +121,8 @@ pub fn create_topics(bootstrap: &str, topics: &[TopicRequest]) -> Result<()> {
             bail!("creating topic {topic}: {code}");
         }
     }
-    // Wait until every topic's partitions have leaders, so the first produce
-    // and the first fetch do not race the creation.
+    // Wait until every topic's partitions have leaders and every replica in
+    // sync, so the first produce and the first fetch do not race the creation.
     let consumer: BaseConsumer = quiet_config(bootstrap).create()?;
     let deadline = Instant::now() + CALL_TIMEOUT;
     for topic in topics {
@@ -97,7 +135,9 @@ pub fn create_topics(bootstrap: &str, topics: &[TopicRequest]) -> Result<()> {
                     Some(
                         t.error().is_none()
                             && t.partitions().len() == topic.partitions as usize
-                            && t.partitions().iter().all(|p| p.leader() >= 0),
+                            && t.partitions().iter().all(|p| {
+                                p.leader() >= 0 && p.isr().len() == replicas.replication as usize
+                            }),
                     )
                 })
                 .unwrap_or(false);
@@ -251,22 +291,31 @@ impl OffsetReader {
 
     /// The sum of the group's committed offsets on `topic` (0 where none).
     pub fn committed(&self, topic: &str) -> Result<i64> {
+        Ok(self.committed_by_partition(topic)?.iter().sum::<u64>() as i64)
+    }
+
+    /// The group's committed offset on each partition of `topic`, in
+    /// partition order; 0 where it has committed none.
+    pub fn committed_by_partition(&self, topic: &str) -> Result<Vec<u64>> {
+        let mut partitions = self.partitions(topic)?;
+        partitions.sort_unstable();
         let mut request = TopicPartitionList::new();
-        for partition in self.partitions(topic)? {
+        for &partition in &partitions {
             request.add_partition(topic, partition);
         }
         let committed = self
             .committed_reader
             .committed_offsets(request, CALL_TIMEOUT)
             .with_context(|| format!("reading committed offsets on {topic}"))?;
-        Ok(committed
-            .elements()
+        Ok(partitions
             .iter()
-            .map(|e| match e.offset() {
-                Offset::Offset(o) => o,
-                _ => 0,
-            })
-            .sum())
+            .map(
+                |&p| match committed.find_partition(topic, p).map(|e| e.offset()) {
+                    Some(Offset::Offset(o)) => o.max(0) as u64,
+                    _ => 0,
+                },
+            )
+            .collect())
     }
 }
 

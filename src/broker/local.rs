@@ -1,13 +1,17 @@
-//! The local broker: Apache Kafka 4.x in KRaft mode, one node that is both
-//! controller and broker, listening on 127.0.0.1 only.
+//! The local broker: Apache Kafka 4.x in KRaft mode on 127.0.0.1 only. One
+//! node that is both controller and broker, or a small cluster whose nodes
+//! are each both (Kafka's combined mode, the shape it gives small clusters
+//! on few machines: separate controllers would be three more JVMs on the
+//! same cores).
 //!
 //! Its jars are resolved from Maven Central with Maven on first use (the pom
-//! is kept beside this file) and cached; its storage is formatted once; it runs
-//! as a daemon whose pid file lets any later `suite` command find and stop it.
+//! is kept beside this file) and cached; its storage is formatted once; each
+//! node runs as a daemon whose pid file lets any later `suite` command find
+//! and stop it.
 
 use std::fs;
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -15,7 +19,7 @@ use anyhow::{bail, Context, Result};
 
 use super::admin;
 use crate::cache::Cache;
-use crate::config::BrokerConfig;
+use crate::config::{BrokerConfig, Replicas};
 use crate::interrupt::{Interrupt, Interrupted};
 use crate::process;
 
@@ -42,15 +46,21 @@ struct WarmUpNote {
     seconds: f64,
 }
 
-/// A single-node Kafka broker managed by the suite.
+/// A Kafka broker, or cluster of brokers, managed by the suite.
 #[derive(Debug, Clone)]
 pub struct LocalBroker {
     version: String,
     port: u16,
     heap_mb: u32,
+    nodes: u32,
+    replicas: Replicas,
     jars: PathBuf,
     home: PathBuf,
 }
+
+/// One node of the local broker: node ids count from 1.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct NodeId(pub u32);
 
 impl LocalBroker {
     /// The broker described by a `kind: local` broker config.
@@ -59,17 +69,26 @@ impl LocalBroker {
             version,
             port,
             heap_mb,
+            nodes,
             ..
         } = config
         else {
             bail!("the broker in bench.yaml is not `kind: local`");
         };
+        // A single node keeps the layout it always had; a cluster's nodes
+        // each get a folder of their own, apart from any other shape's.
+        let home = match nodes {
+            1 => cache.broker_dir(),
+            n => cache.broker_dir().join(format!("cluster-{port}-of-{n}")),
+        };
         Ok(LocalBroker {
             version: version.clone(),
             port: *port,
             heap_mb: *heap_mb,
+            nodes: *nodes,
+            replicas: config.replicas(),
             jars: cache.kafka_dir(version),
-            home: cache.broker_dir(),
+            home,
         })
     }
 
@@ -77,30 +96,77 @@ impl LocalBroker {
         &self.version
     }
 
+    pub fn nodes(&self) -> u32 {
+        self.nodes
+    }
+
+    /// How the run topics on this broker are replicated.
+    pub fn replicas(&self) -> Replicas {
+        self.replicas
+    }
+
+    /// Every node's client address, so a client finds the cluster while
+    /// any one node is down.
     pub fn bootstrap(&self) -> String {
-        format!("127.0.0.1:{}", self.port)
+        self.node_ids()
+            .map(|node| format!("127.0.0.1:{}", self.client_port(node)))
+            .collect::<Vec<_>>()
+            .join(",")
     }
 
-    fn pid_file(&self) -> PathBuf {
-        self.home.join("broker.pid")
+    fn node_ids(&self) -> impl Iterator<Item = NodeId> {
+        (1..=self.nodes).map(NodeId)
     }
 
+    fn client_port(&self, node: NodeId) -> u32 {
+        u32::from(self.port) + 2 * (node.0 - 1)
+    }
+
+    fn controller_port(&self, node: NodeId) -> u32 {
+        self.client_port(node) + 1
+    }
+
+    fn node_dir(&self, node: NodeId) -> PathBuf {
+        match self.nodes {
+            1 => self.home.clone(),
+            _ => self.home.join(format!("node-{}", node.0)),
+        }
+    }
+
+    fn pid_file(&self, node: NodeId) -> PathBuf {
+        self.node_dir(node).join("broker.pid")
+    }
+
+    /// The first node's log (the only one's, on a single node).
     pub fn log_file(&self) -> PathBuf {
-        self.home.join("broker.log")
+        self.node_log(NodeId(1))
     }
 
-    fn data_dir(&self) -> PathBuf {
-        self.home.join(format!("data-{}", self.version))
+    fn node_log(&self, node: NodeId) -> PathBuf {
+        self.node_dir(node).join("broker.log")
     }
 
-    /// The pid of the running broker, from its pid file.
-    pub fn running_pid(&self) -> Option<u32> {
-        let pid: u32 = fs::read_to_string(self.pid_file())
+    fn data_dir(&self, node: NodeId) -> PathBuf {
+        self.node_dir(node).join(format!("data-{}", self.version))
+    }
+
+    fn node_pid(&self, node: NodeId) -> Option<u32> {
+        let pid: u32 = fs::read_to_string(self.pid_file(node))
             .ok()?
             .trim()
             .parse()
             .ok()?;
         process::is_alive(pid).then_some(pid)
+    }
+
+    /// The pid of the running broker (its first node), from its pid file.
+    pub fn running_pid(&self) -> Option<u32> {
+        self.node_pid(NodeId(1))
+    }
+
+    /// The pids of every running node, sampled together as the broker.
+    pub fn running_pids(&self) -> Vec<u32> {
+        self.node_ids().filter_map(|n| self.node_pid(n)).collect()
     }
 
     /// Where the warm-up of the running broker is noted: its pid and seconds.
@@ -127,7 +193,7 @@ impl LocalBroker {
             .with_context(|| format!("writing {}", self.warm_up_file().display()))
     }
 
-    /// Seconds since the running broker's process started.
+    /// Seconds since the running broker's (first node's) process started.
     pub fn uptime_s(&self) -> Option<f64> {
         let pid = self.running_pid()?;
         let started = procfs::process::Process::new(pid as i32)
@@ -150,54 +216,72 @@ impl LocalBroker {
             .is_ok()
     }
 
-    /// Resolves the jars if needed, formats the storage once, starts the broker
-    /// as a daemon and waits until it answers.
+    /// Fails unless the broker answering on the configured ports has as
+    /// many brokers as the configured cluster has nodes: a single node left
+    /// running must not stand in for a cluster, nor a cluster for one node.
+    pub fn check_shape(&self) -> Result<()> {
+        let brokers = admin::broker_ids(&self.bootstrap())?;
+        if brokers.len() != self.nodes as usize {
+            bail!(
+                "the broker answering at {} has {} broker{} but bench.yaml's local broker \
+                 has {} node{}; stop it with `suite broker stop` under the configuration \
+                 that started it",
+                self.bootstrap(),
+                brokers.len(),
+                if brokers.len() == 1 { "" } else { "s" },
+                self.nodes,
+                if self.nodes == 1 { "" } else { "s" },
+            );
+        }
+        Ok(())
+    }
+
+    /// Resolves the jars if needed, formats the storage once, starts every
+    /// node that is not running as a daemon, and waits until each answers.
     pub fn start(&self, interrupt: &Interrupt) -> Result<()> {
         self.resolve_jars(interrupt)?;
-        fs::create_dir_all(&self.home)?;
-        let properties = self.home.join("server.properties");
-        fs::write(&properties, self.server_properties())?;
-        let log4j = self.home.join("log4j2.yaml");
-        fs::write(&log4j, LOG4J2)?;
-        if !self.data_dir().join("meta.properties").exists() {
-            self.format_storage(&properties)?;
+        for node in self.node_ids() {
+            fs::create_dir_all(self.node_dir(node))?;
+            fs::write(self.properties(node), self.server_properties(node))?;
         }
-        // The previous start's log stays beside the new one: after a crash
-        // (a chaos broker restart) it holds what the broker did last.
-        if self.log_file().exists() {
-            fs::rename(self.log_file(), self.log_file().with_extension("log.1"))?;
+        fs::write(self.home.join("log4j2.yaml"), LOG4J2)?;
+        if !self
+            .node_ids()
+            .all(|n| self.data_dir(n).join("meta.properties").exists())
+        {
+            self.format_storage()?;
         }
-        let log = fs::File::create(self.log_file())?;
-        let mut command = Command::new("java");
-        command
-            .arg(format!("-Xms{}m", self.heap_mb))
-            .arg(format!("-Xmx{}m", self.heap_mb))
-            .args(["-XX:+UseG1GC", "-Djava.awt.headless=true"])
-            .arg(format!("-Dlog4j2.configurationFile={}", log4j.display()))
-            .arg("-cp")
-            .arg(self.classpath())
-            .arg("kafka.Kafka")
-            .arg(&properties)
-            .stdin(Stdio::null())
-            .stdout(log.try_clone()?)
-            .stderr(log);
-        // A daemon: it outlives this command, and `suite broker stop` ends it.
-        process::isolate(&mut command, false);
-        let child = command
-            .spawn()
-            .context("local broker: starting java (is a JDK 17+ on PATH?)")?;
-        fs::write(self.pid_file(), child.id().to_string())?;
+        let starting: Vec<(NodeId, u32)> = self
+            .node_ids()
+            .filter(|&n| self.node_pid(n).is_none())
+            .map(|n| Ok((n, self.spawn_node(n)?)))
+            .collect::<Result<_>>()?;
         let deadline = Instant::now() + START_TIMEOUT;
         loop {
-            if !process::is_alive(child.id()) {
+            if let Some((node, _)) = starting.iter().find(|(_, pid)| !process::is_alive(*pid)) {
+                let log = self.node_log(*node);
+                self.stop()?;
                 bail!(
-                    "local broker exited while starting; last lines of {}:\n{}",
-                    self.log_file().display(),
-                    process::tail(&self.log_file(), 20)
+                    "local broker node {} exited while starting; last lines of {}:\n{}",
+                    node.0,
+                    log.display(),
+                    process::tail(&log, 20)
                 );
             }
-            if admin::wait_until_reachable(&self.bootstrap(), Duration::from_secs(1), interrupt)
+            // Each started node on its own port: a killed node stays in the
+            // cluster's list until its session times out, so the count
+            // alone would pass before it is back.
+            let answering = starting.iter().all(|&(node, _)| {
+                admin::wait_until_reachable(
+                    &format!("127.0.0.1:{}", self.client_port(node)),
+                    Duration::from_secs(1),
+                    interrupt,
+                )
                 .is_ok()
+            });
+            if answering
+                && admin::broker_ids(&self.bootstrap())
+                    .is_ok_and(|ids| ids.len() == self.nodes as usize)
             {
                 return Ok(());
             }
@@ -208,7 +292,9 @@ impl LocalBroker {
             if Instant::now() > deadline {
                 self.stop()?;
                 bail!(
-                    "local broker did not answer on {} within {}s; last lines of {}:\n{}",
+                    "local broker: not all {} node(s) answered on {} within {}s; last lines \
+                     of {}:\n{}",
+                    self.nodes,
                     self.bootstrap(),
                     START_TIMEOUT.as_secs(),
                     self.log_file().display(),
@@ -219,14 +305,52 @@ impl LocalBroker {
         }
     }
 
-    /// SIGKILL to the broker's process group, as a crash would: no clean
+    fn properties(&self, node: NodeId) -> PathBuf {
+        self.node_dir(node).join("server.properties")
+    }
+
+    /// Starts one node's JVM as a daemon; returns its pid.
+    fn spawn_node(&self, node: NodeId) -> Result<u32> {
+        // The previous start's log stays beside the new one: after a crash
+        // (a chaos broker restart) it holds what the broker did last.
+        let log_file = self.node_log(node);
+        if log_file.exists() {
+            fs::rename(&log_file, log_file.with_extension("log.1"))?;
+        }
+        let log = fs::File::create(&log_file)?;
+        let mut command = Command::new("java");
+        command
+            .arg(format!("-Xms{}m", self.heap_mb))
+            .arg(format!("-Xmx{}m", self.heap_mb))
+            .args(["-XX:+UseG1GC", "-Djava.awt.headless=true"])
+            .arg(format!(
+                "-Dlog4j2.configurationFile={}",
+                self.home.join("log4j2.yaml").display()
+            ))
+            .arg("-cp")
+            .arg(self.classpath())
+            .arg("kafka.Kafka")
+            .arg(self.properties(node))
+            .stdin(Stdio::null())
+            .stdout(log.try_clone()?)
+            .stderr(log);
+        // A daemon: it outlives this command, and `suite broker stop` ends it.
+        process::isolate(&mut command, false);
+        let child = command
+            .spawn()
+            .context("local broker: starting java (is a JDK 17+ on PATH?)")?;
+        fs::write(self.pid_file(node), child.id().to_string())?;
+        Ok(child.id())
+    }
+
+    /// SIGKILL to a node's process group, as a crash would: no clean
     /// shutdown, its data left as it lies on disk for the next start to
     /// recover. Returns once the process is gone.
-    pub fn kill(&self) -> Result<()> {
-        let pid = self.running_pid().ok_or_else(|| {
+    pub fn kill(&self, node: NodeId) -> Result<()> {
+        let pid = self.node_pid(node).ok_or_else(|| {
             anyhow::anyhow!(
-                "local broker: no running broker in {} to kill",
-                self.pid_file().display()
+                "local broker: no running node in {} to kill",
+                self.pid_file(node).display()
             )
         })?;
         process::signal_group(pid, libc::SIGKILL);
@@ -241,15 +365,25 @@ impl LocalBroker {
         Ok(())
     }
 
-    /// Stops the broker (SIGTERM, then SIGKILL after 30 s) and removes its pid file.
+    /// Stops every node (SIGTERM, then SIGKILL after 30 s) and removes their
+    /// pid files. The nodes stop together: one by one, each would move its
+    /// partitions' leadership to the others first.
     pub fn stop(&self) -> Result<()> {
-        if let Some(pid) = self.running_pid() {
-            process::stop_group(pid, Duration::from_secs(30), || process::reap(pid));
+        let pids: Vec<u32> = self.running_pids();
+        std::thread::scope(|scope| {
+            for pid in pids {
+                scope.spawn(move || {
+                    process::stop_group(pid, Duration::from_secs(30), || process::reap(pid))
+                });
+            }
+        });
+        for node in self.node_ids() {
+            match fs::remove_file(self.pid_file(node)) {
+                Err(err) if err.kind() != std::io::ErrorKind::NotFound => return Err(err.into()),
+                _ => {}
+            }
         }
-        match fs::remove_file(self.pid_file()) {
-            Err(err) if err.kind() != std::io::ErrorKind::NotFound => Err(err.into()),
-            _ => Ok(()),
-        }
+        Ok(())
     }
 
     fn classpath(&self) -> String {
@@ -302,35 +436,72 @@ impl LocalBroker {
         Ok(())
     }
 
-    fn format_storage(&self, properties: &Path) -> Result<()> {
-        let output = Command::new("java")
-            .arg("-cp")
-            .arg(self.classpath())
-            .args(["kafka.tools.StorageTool", "format", "--standalone", "-t"])
-            .arg(cluster_id()?)
-            .arg("-c")
-            .arg(properties)
-            .output()
-            .context("local broker: running the storage formatter")?;
-        if !output.status.success() {
-            bail!(
-                "local broker: formatting {} failed:\n{}{}",
-                self.data_dir().display(),
-                String::from_utf8_lossy(&output.stdout),
-                String::from_utf8_lossy(&output.stderr)
-            );
+    /// Formats every node's storage with one new cluster id. A cluster
+    /// whose nodes were only partly formatted starts over: nodes of two
+    /// cluster ids never form one cluster.
+    fn format_storage(&self) -> Result<()> {
+        let cluster = cluster_id()?;
+        for node in self.node_ids() {
+            let data = self.data_dir(node);
+            if data.exists() {
+                fs::remove_dir_all(&data)
+                    .with_context(|| format!("local broker: clearing {}", data.display()))?;
+            }
+            let mut command = Command::new("java");
+            command
+                .arg("-cp")
+                .arg(self.classpath())
+                .args(["kafka.tools.StorageTool", "format"]);
+            // A single node is its own quorum (a dynamic one, as Kafka
+            // formats it standalone); a cluster's voters are fixed in its
+            // properties.
+            if self.nodes == 1 {
+                command.arg("--standalone");
+            }
+            let output = command
+                .arg("-t")
+                .arg(&cluster)
+                .arg("-c")
+                .arg(self.properties(node))
+                .output()
+                .context("local broker: running the storage formatter")?;
+            if !output.status.success() {
+                bail!(
+                    "local broker: formatting {} failed:\n{}{}",
+                    data.display(),
+                    String::from_utf8_lossy(&output.stdout),
+                    String::from_utf8_lossy(&output.stderr)
+                );
+            }
         }
         Ok(())
     }
 
-    fn server_properties(&self) -> String {
-        let port = self.port;
-        let controller = u32::from(port) + 1;
+    fn server_properties(&self, node: NodeId) -> String {
+        let port = self.client_port(node);
+        let controller = self.controller_port(node);
+        let quorum = if self.nodes == 1 {
+            format!("controller.quorum.bootstrap.servers=127.0.0.1:{controller}")
+        } else {
+            let voters: Vec<String> = self
+                .node_ids()
+                .map(|n| format!("{}@127.0.0.1:{}", n.0, self.controller_port(n)))
+                .collect();
+            format!("controller.quorum.voters={}", voters.join(","))
+        };
+        // Kafka's own defaults for its internal topics (3 replicas, 2 in
+        // sync), as far as the cluster has nodes.
+        let internal_replicas = self.nodes.min(3);
+        let internal_isr = self.nodes.min(2);
+        let Replicas {
+            replication,
+            min_insync_replicas,
+        } = self.replicas;
         format!(
             "# Written by the suite at every start; edit bench.yaml instead.
 process.roles=broker,controller
-node.id=1
-controller.quorum.bootstrap.servers=127.0.0.1:{controller}
+node.id={id}
+{quorum}
 listeners=PLAINTEXT://127.0.0.1:{port},CONTROLLER://127.0.0.1:{controller}
 advertised.listeners=PLAINTEXT://127.0.0.1:{port}
 controller.listener.names=CONTROLLER
@@ -338,13 +509,17 @@ inter.broker.listener.name=PLAINTEXT
 listener.security.protocol.map=CONTROLLER:PLAINTEXT,PLAINTEXT:PLAINTEXT
 log.dirs={data}
 num.partitions=1
-offsets.topic.replication.factor=1
+# Topics a product makes for itself (changelogs, repartition topics) are
+# replicated as the run's own.
+default.replication.factor={replication}
+min.insync.replicas={min_insync_replicas}
+offsets.topic.replication.factor={internal_replicas}
 offsets.topic.num.partitions=4
-transaction.state.log.replication.factor=1
-transaction.state.log.min.isr=1
+transaction.state.log.replication.factor={internal_replicas}
+transaction.state.log.min.isr={internal_isr}
 transaction.state.log.num.partitions=4
-share.coordinator.state.topic.replication.factor=1
-share.coordinator.state.topic.min.isr=1
+share.coordinator.state.topic.replication.factor={internal_replicas}
+share.coordinator.state.topic.min.isr={internal_isr}
 group.initial.rebalance.delay.ms=0
 # A transactional id, or an idempotent producer's id, idle for 10 minutes
 # is forgotten (Kafka: 7 days and 1 day), checked every minute: an engine
@@ -355,7 +530,8 @@ producer.id.expiration.ms=600000
 delete.topic.enable=true
 auto.create.topics.enable=false
 ",
-            data = self.data_dir().display()
+            id = node.0,
+            data = self.data_dir(node).display()
         )
     }
 }
@@ -380,6 +556,57 @@ fn cluster_id() -> Result<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn cluster(nodes: u32, replication: u32, min_insync_replicas: u32) -> LocalBroker {
+        let config = BrokerConfig::Local {
+            version: "4.4.0".into(),
+            port: 29092,
+            heap_mb: 512,
+            warmup_s: 0,
+            nodes,
+            replication,
+            min_insync_replicas,
+        };
+        let cache = Cache::at(PathBuf::from("/cache"));
+        LocalBroker::from_config(&config, &cache).unwrap()
+    }
+
+    #[test]
+    fn a_cluster_names_every_node_as_a_voter_on_ports_of_its_own() {
+        let broker = cluster(3, 3, 2);
+        assert_eq!(
+            broker.bootstrap(),
+            "127.0.0.1:29092,127.0.0.1:29094,127.0.0.1:29096"
+        );
+        let second = broker.server_properties(NodeId(2));
+        for line in [
+            "node.id=2",
+            "controller.quorum.voters=1@127.0.0.1:29093,2@127.0.0.1:29095,3@127.0.0.1:29097",
+            "listeners=PLAINTEXT://127.0.0.1:29094,CONTROLLER://127.0.0.1:29095",
+            "default.replication.factor=3",
+            "min.insync.replicas=2",
+            "transaction.state.log.replication.factor=3",
+            "transaction.state.log.min.isr=2",
+            "log.dirs=/cache/broker/cluster-29092-of-3/node-2/data-4.4.0",
+        ] {
+            assert!(second.lines().any(|l| l == line), "{line} in\n{second}");
+        }
+    }
+
+    #[test]
+    fn a_single_node_keeps_its_layout_and_its_own_quorum() {
+        let broker = cluster(1, 1, 1);
+        assert_eq!(broker.bootstrap(), "127.0.0.1:29092");
+        assert_eq!(broker.log_file(), PathBuf::from("/cache/broker/broker.log"));
+        let only = broker.server_properties(NodeId(1));
+        for line in [
+            "controller.quorum.bootstrap.servers=127.0.0.1:29093",
+            "offsets.topic.replication.factor=1",
+            "transaction.state.log.min.isr=1",
+        ] {
+            assert!(only.lines().any(|l| l == line), "{line} in\n{only}");
+        }
+    }
 
     #[test]
     fn cluster_ids_never_look_like_options() {

@@ -11,13 +11,14 @@ use crate::cache::Cache;
 use crate::config::BrokerConfig;
 use crate::interrupt::Interrupt;
 pub use crate::model::broker::BrokerInfo;
-pub use local::LocalBroker;
+pub use local::{LocalBroker, NodeId};
 
 /// A broker ready for a run; stops the local broker on drop if it started it.
 pub struct BrokerSession {
     pub info: BrokerInfo,
-    /// The local broker's process, sampled like the harness's own; None for external.
-    pub pid: Option<u32>,
+    /// The local broker's processes (one per node), sampled like the
+    /// harness's own; empty for an external broker.
+    pub pids: Vec<u32>,
     /// The local broker, which a chaos run may kill and start again; None
     /// for an external one.
     local: Option<LocalBroker>,
@@ -33,12 +34,23 @@ impl BrokerSession {
     ) -> Result<BrokerSession> {
         match config {
             BrokerConfig::External { bootstrap, .. } => {
+                let external =
+                    |e: anyhow::Error| anyhow::anyhow!("external broker {bootstrap}: {e:#}");
                 admin::wait_until_reachable(
                     bootstrap,
                     std::time::Duration::from_secs(15),
                     interrupt,
                 )
-                .map_err(|e| anyhow::anyhow!("external broker {bootstrap}: {e:#}"))?;
+                .map_err(external)?;
+                let nodes = admin::broker_ids(bootstrap).map_err(external)?.len() as u32;
+                let replicas = config.replicas();
+                if replicas.replication > nodes {
+                    anyhow::bail!(
+                        "external broker {bootstrap}: broker.replication {} needs as many \
+                         brokers; the cluster lists {nodes}",
+                        replicas.replication
+                    );
+                }
                 Ok(BrokerSession {
                     info: BrokerInfo {
                         kind: "external".into(),
@@ -47,8 +59,11 @@ impl BrokerSession {
                         started_for_batch: false,
                         warmed_s: None,
                         uptime_s: None,
+                        nodes,
+                        replication: replicas.replication,
+                        min_insync_replicas: replicas.min_insync_replicas,
                     },
-                    pid: None,
+                    pids: Vec::new(),
                     local: None,
                     started: None,
                 })
@@ -61,6 +76,8 @@ impl BrokerSession {
                     local.start(interrupt)?;
                     Some(local.clone())
                 };
+                local.check_shape()?;
+                let replicas = config.replicas();
                 let info = BrokerInfo {
                     kind: "local".into(),
                     version: config.recorded_version(),
@@ -68,10 +85,13 @@ impl BrokerSession {
                     started_for_batch: started.is_some(),
                     warmed_s: local.warmed_s(),
                     uptime_s: local.uptime_s(),
+                    nodes: local.nodes(),
+                    replication: replicas.replication,
+                    min_insync_replicas: replicas.min_insync_replicas,
                 };
                 Ok(BrokerSession {
                     info,
-                    pid: local.running_pid(),
+                    pids: local.running_pids(),
                     local: Some(local),
                     started,
                 })

@@ -99,6 +99,8 @@ fn bench_point<'a>(
         bench_version: suite.bench.bench_version,
         host,
         broker: suite.bench.broker.recorded_version(),
+        replicas: suite.bench.broker.replicas(),
+        nodes: suite.bench.broker.local_nodes(),
     })
 }
 

@@ -70,6 +70,7 @@ fn gendata_plan(args: GendataArgs) -> GendataPlan {
         max_records: args.max_records,
         summary: args.summary,
         avro_events: args.avro_events,
+        partitions: args.partitions,
     }
 }
 
@@ -250,8 +251,12 @@ fn broker(suite: &Suite, action: BrokerAction) -> Result<i32> {
                     &cache,
                     &interrupt,
                 )?;
+                let nodes = match local.nodes() {
+                    1 => String::new(),
+                    n => format!(", {n} nodes"),
+                };
                 println!(
-                    "local broker (Apache Kafka {}) running at {}; log: {}",
+                    "local broker (Apache Kafka {}{nodes}) running at {}; log: {}",
                     local.version(),
                     local.bootstrap(),
                     local.log_file().display()
@@ -260,7 +265,7 @@ fn broker(suite: &Suite, action: BrokerAction) -> Result<i32> {
             Ok(0)
         }
         BrokerAction::Stop => {
-            if local.running_pid().is_some() {
+            if !local.running_pids().is_empty() {
                 local.stop()?;
                 println!("local broker stopped");
             } else {
@@ -268,21 +273,36 @@ fn broker(suite: &Suite, action: BrokerAction) -> Result<i32> {
             }
             Ok(0)
         }
-        BrokerAction::Status => match local.running_pid() {
-            Some(pid) => {
+        BrokerAction::Status => match local.running_pids().as_slice() {
+            [pid] if local.nodes() == 1 => {
                 println!("running: pid {pid}, {}", local.bootstrap());
                 Ok(0)
             }
-            None if local.is_running() => {
+            [] if local.is_running() => {
                 println!(
                     "a broker not started by the suite answers at {}",
                     local.bootstrap()
                 );
                 Ok(0)
             }
-            None => {
+            [] => {
                 println!("not running");
                 Ok(3)
+            }
+            pids => {
+                let pids: Vec<String> = pids.iter().map(u32::to_string).collect();
+                println!(
+                    "running: {} of {} nodes (pids {}), {}",
+                    pids.len(),
+                    local.nodes(),
+                    pids.join(", "),
+                    local.bootstrap()
+                );
+                Ok(if pids.len() == local.nodes() as usize {
+                    0
+                } else {
+                    3
+                })
             }
         },
     }
@@ -427,6 +447,7 @@ mod tests {
             max_records: None,
             summary: Some(PathBuf::from("/tmp/run/gendata.json")),
             avro_events: None,
+            partitions: 1,
         };
         let drain = GendataPlan {
             rate: 0,
@@ -439,6 +460,10 @@ mod tests {
             avro_events: Some(20),
             ..paced.clone()
         };
+        let keyed = GendataPlan {
+            partitions: 4,
+            ..paced.clone()
+        };
         // The window announced at run time: the plan's window start is then
         // the schedule's, as the command fills it in.
         let announced = GendataPlan {
@@ -446,7 +471,7 @@ mod tests {
             window_file: Some(PathBuf::from("/tmp/run/window.json")),
             ..paced.clone()
         };
-        for plan in [paced, drain, avro, announced] {
+        for plan in [paced, drain, avro, keyed, announced] {
             let argv = std::iter::once("suite".to_string()).chain(plan.command_args());
             let Command::Gendata(args) = Cli::parse_from(argv).command else {
                 panic!("not a gendata command: {:?}", plan.command_args());

@@ -29,7 +29,9 @@ use crate::workloads;
 pub(super) fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
     let mode = args.mode.as_deref().and_then(Delivery::parse);
     let line = suite.line(&args.product, mode)?;
-    let workload = suite.workload(&args.workload)?;
+    let workload = &suite
+        .workload(&args.workload)?
+        .with_settings(&args.settings)?;
     check_implements(line, workload)?;
     run_lines(
         suite,
@@ -59,7 +61,9 @@ const DEFAULT_KILL_EVERY_S: u64 = 20;
 /// restarts, verified over the whole run like any other.
 pub(super) fn chaos(suite: &Suite, args: ChaosArgs) -> Result<i32> {
     let line = suite.line(&args.line, None)?;
-    let workload = suite.workload(&args.workload)?;
+    let workload = &suite
+        .workload(&args.workload)?
+        .with_settings(&args.settings)?;
     check_implements(line, workload)?;
     let spacing = match (args.seed, args.options.window) {
         (Some(seed), Some(window_s)) => Spacing::Seeded { seed, window_s },
@@ -92,7 +96,9 @@ pub(super) fn chaos(suite: &Suite, args: ChaosArgs) -> Result<i32> {
 
 /// `suite batch`: several lines interleaved round by round, one batch.
 pub(super) fn batch(suite: &Suite, args: BatchArgs) -> Result<i32> {
-    let workload = suite.workload(&args.workload)?;
+    let workload = &suite
+        .workload(&args.workload)?
+        .with_settings(&args.settings)?;
     let lines: Vec<(LineRef<'_>, Vec<Setting>)> = if args.all {
         runnable_lines(suite, workload)?
             .into_iter()
@@ -267,7 +273,6 @@ pub(super) fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<Line
         bench: &bench,
         cache: &cache,
         broker: &session.info,
-        broker_pid: session.pid,
         local_broker: session.local(),
         sink: sink.as_ref(),
         host: &host,

@@ -11,9 +11,12 @@ pub struct ChaosPlan {
     pub kills_ms: Vec<u64>,
     /// Start the product again, with the same identity, after each kill.
     pub restart: bool,
-    /// When the local broker gets SIGKILL and is started again, in s into
-    /// the window.
+    /// When a node of the local broker gets SIGKILL and is started again,
+    /// in s into the window.
     pub broker_restart_at_s: Option<u64>,
+    /// The node killed is the one that leads the input partition; otherwise
+    /// the cluster's last node (the only one, on a single node).
+    pub broker_leader: bool,
 }
 
 /// How a campaign spaces its kills.
@@ -72,6 +75,7 @@ impl ChaosPlan {
                 kills_ms,
                 restart: true,
                 broker_restart_at_s: None,
+                broker_leader: false,
             },
             window_s,
         ))
@@ -106,12 +110,13 @@ impl FromStr for ChaosPlan {
     type Err = String;
 
     fn from_str(text: &str) -> Result<ChaosPlan, String> {
-        let usage = "expected kill-at=<seconds>s[,restart] and/or broker-restart-at=<seconds>s, \
-                     such as kill-at=15s,restart";
+        let usage = "expected kill-at=<seconds>s[,restart] and/or \
+                     broker-kill-at=<seconds>s[,leader], such as kill-at=15s,restart";
         let mut plan = ChaosPlan {
             kills_ms: Vec::new(),
             restart: false,
             broker_restart_at_s: None,
+            broker_leader: false,
         };
         for part in text.split(',').map(str::trim) {
             if let Some(value) = part.strip_prefix("kill-at=") {
@@ -122,11 +127,17 @@ impl FromStr for ChaosPlan {
                     ));
                 }
                 plan.kills_ms.push(s * 1000);
-            } else if let Some(value) = part.strip_prefix("broker-restart-at=") {
+            } else if let Some(value) = part
+                .strip_prefix("broker-kill-at=")
+                // The name it had before clusters: on one node, the same fault.
+                .or_else(|| part.strip_prefix("broker-restart-at="))
+            {
                 let s = seconds(value).ok_or_else(|| format!("`{part}` in `{text}`: {usage}"))?;
                 plan.broker_restart_at_s = Some(s);
             } else if part == "restart" {
                 plan.restart = true;
+            } else if part == "leader" {
+                plan.broker_leader = true;
             } else {
                 return Err(format!("`{part}` in `{text}`: {usage}"));
             }
@@ -136,6 +147,9 @@ impl FromStr for ChaosPlan {
         }
         if plan.restart && plan.kills_ms.is_empty() {
             return Err(format!("`{text}`: `restart` goes with kill-at"));
+        }
+        if plan.broker_leader && plan.broker_restart_at_s.is_none() {
+            return Err(format!("`{text}`: `leader` goes with broker-kill-at"));
         }
         Ok(plan)
     }
@@ -150,6 +164,7 @@ mod tests {
             kills_ms: kills_ms.to_vec(),
             restart,
             broker_restart_at_s: broker,
+            broker_leader: false,
         }
     }
 
@@ -165,6 +180,14 @@ mod tests {
             "kill-at=5s,restart,broker-restart-at=20s".parse(),
             Ok(plan(&[5_000], true, Some(20)))
         );
+        assert_eq!("broker-kill-at=20s".parse(), Ok(plan(&[], false, Some(20))));
+        assert_eq!(
+            "broker-kill-at=20s,leader".parse(),
+            Ok(ChaosPlan {
+                broker_leader: true,
+                ..plan(&[], false, Some(20))
+            })
+        );
     }
 
     #[test]
@@ -176,10 +199,11 @@ mod tests {
             "",
             "restart",
             "broker-restart-at=later",
+            "kill-at=5s,leader",
         ] {
             let err = bad.parse::<ChaosPlan>().unwrap_err();
             assert!(
-                err.contains("kill-at=<seconds>s") || err.contains("goes with kill-at"),
+                err.contains("kill-at=<seconds>s") || err.contains("goes with"),
                 "{bad}: {err}"
             );
         }

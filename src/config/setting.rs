@@ -104,6 +104,10 @@ impl Bench {
         };
         let mut bench = self.clone();
         for setting in settings {
+            // The workload's own, applied to it (`Workload::with_settings`).
+            if setting.key.starts_with(super::workload::WORKLOAD_PREFIX) {
+                continue;
+            }
             let refused = match setting.key.as_str() {
                 "bench_version" => Some("bench_version belongs to the suite, not to a run"),
                 "results_dir" => Some("the results folder is chosen with --results"),

@@ -7,7 +7,11 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{load_yaml, ConfigError};
+use super::{load_yaml, ConfigError, Setting};
+
+/// The prefix of the `--set` keys a run applies to its workload rather
+/// than to bench.yaml.
+pub const WORKLOAD_PREFIX: &str = "workload.";
 
 /// One workload: its topics and the operators every product implements.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -128,6 +132,38 @@ impl Workload {
                 "partitions",
                 "topics need at least one partition".to_string(),
             ));
+        }
+        Ok(workload)
+    }
+
+    /// This workload with the `workload.*` settings of `settings` applied
+    /// (`--set workload.partitions=4`: the input's partitions); the others
+    /// are bench.yaml's.
+    pub fn with_settings(&self, settings: &[Setting]) -> Result<Workload, ConfigError> {
+        let mut workload = self.clone();
+        for setting in settings {
+            let Some(key) = setting.key.strip_prefix(WORKLOAD_PREFIX) else {
+                continue;
+            };
+            let invalid = |message: String| ConfigError::Setting {
+                setting: setting.to_string(),
+                message,
+            };
+            match key {
+                "partitions" => {
+                    workload.input.partitions = setting
+                        .value
+                        .parse()
+                        .ok()
+                        .filter(|&n: &i32| n >= 1)
+                        .ok_or_else(|| invalid("the input needs at least 1 partition".into()))?;
+                }
+                other => {
+                    return Err(invalid(format!(
+                        "workload.{other} cannot be set; a run sets workload.partitions only"
+                    )))
+                }
+            }
         }
         Ok(workload)
     }

@@ -58,6 +58,10 @@ pub struct GendataPlan {
     /// Avro batch datums of this many events per message, in place of one
     /// JSON event per message.
     pub avro_events: Option<u32>,
+    /// The input topic's partitions. On more than one, each JSON event is
+    /// keyed by its (region, service) and written to that key's partition
+    /// ([`KeyPartitions`]); on one, it goes without a key, as it always did.
+    pub partitions: u32,
 }
 
 impl GendataPlan {
@@ -97,6 +101,9 @@ impl GendataPlan {
         if let Some(events) = self.avro_events {
             args.extend(["--avro-events".to_string(), events.to_string()]);
         }
+        if self.partitions > 1 {
+            args.extend(["--partitions".to_string(), self.partitions.to_string()]);
+        }
         if let Some(summary) = &self.summary {
             args.extend([
                 "--summary".to_string(),
@@ -104,6 +111,63 @@ impl GendataPlan {
             ]);
         }
         args
+    }
+}
+
+/// The key of an event on a topic of several partitions: `region/service`,
+/// the key the workloads keep order by.
+fn event_key(region: &str, service: &str) -> String {
+    format!("{region}/{service}")
+}
+
+/// Which input partition each key's records go to, on an input of several.
+///
+/// The 42 keys are of unequal weight (regions are drawn by weight), so a
+/// hash would fill partitions unevenly (any hash of these keys leaves one
+/// of two partitions with about 60 % of the records) and a parallel run
+/// would measure the skew. The keys are dealt instead, heaviest first, each
+/// to the partition least full so far: every partition gets its share to
+/// within a few percent, and a key still has one partition. The table is a
+/// function of the event model alone, so verification finds every record's
+/// partition, and so its offset there, from its sequence number.
+#[derive(Debug, Clone)]
+pub struct KeyPartitions {
+    partitions: u32,
+    table: std::collections::HashMap<(&'static str, &'static str), i32>,
+}
+
+impl KeyPartitions {
+    pub fn new(partitions: u32) -> KeyPartitions {
+        let mut keys: Vec<(u32, &'static str, &'static str)> = event::REGIONS
+            .iter()
+            .flat_map(|&(region, weight)| {
+                event::SERVICES
+                    .iter()
+                    .map(move |&(service, _)| (weight, region, service))
+            })
+            .collect();
+        keys.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)).then(a.2.cmp(b.2)));
+        let mut load = vec![0u64; partitions.max(1) as usize];
+        let mut table = std::collections::HashMap::new();
+        for (weight, region, service) in keys {
+            let least = (0..load.len()).min_by_key(|&p| (load[p], p)).unwrap_or(0);
+            load[least] += u64::from(weight);
+            table.insert((region, service), least as i32);
+        }
+        KeyPartitions { partitions, table }
+    }
+
+    /// The input partition of record `seq` of the stream seeded by `seed`:
+    /// its key's; 0 on an input of one partition.
+    pub fn of_seq(&self, seed: u64, seq: u64) -> i32 {
+        if self.partitions <= 1 {
+            return 0;
+        }
+        let core = event::Core::generate(seed, seq);
+        self.table
+            .get(&(core.region, core.service))
+            .copied()
+            .unwrap_or(0)
     }
 }
 
@@ -270,6 +334,7 @@ pub fn run(plan: &GendataPlan) -> Result<()> {
     let mut seq = 0u64;
     let mut payload = Vec::with_capacity(512);
     let mut avro = plan.avro_events.map(avro::AvroEncoder::new);
+    let keys = KeyPartitions::new(plan.partitions);
     sleep_until_us(plan.start_us);
     let mut last_send_us = plan.start_us;
     'outer: loop {
@@ -291,9 +356,9 @@ pub fn run(plan: &GendataPlan) -> Result<()> {
             if slot >= stop_us {
                 break 'outer;
             }
-            let stamp = encode(plan.seed, avro.as_mut(), seq, slot, &mut payload)?;
+            let stamp = encode(plan, &keys, avro.as_mut(), seq, slot, &mut payload)?;
             let opaque = slot_opaque(plan.start_us, slot);
-            send(&producer, &plan.topic, &payload, stamp.as_ref(), opaque)?;
+            send(&producer, &plan.topic, &payload, &stamp, opaque)?;
             last_send_us = now_us();
             account.sent(seq, slot);
             seq += 1;
@@ -354,25 +419,45 @@ fn look_for_window(
 }
 
 /// Writes record `seq`, due at `slot`, into `payload`: an Avro batch datum
-/// with its stamp, or the event's JSON.
+/// with its stamp, or the event's JSON (with its key and partition on a
+/// topic of several).
 fn encode(
-    seed: u64,
+    plan: &GendataPlan,
+    keys: &KeyPartitions,
     avro: Option<&mut avro::AvroEncoder>,
     seq: u64,
     slot: i64,
     payload: &mut Vec<u8>,
-) -> Result<Option<AvroStamp>> {
+) -> Result<Stamp> {
     match avro {
         Some(encoder) => {
-            encoder.encode(seed, seq, slot, payload)?;
-            Ok(Some(AvroStamp::of(seq, slot)))
+            encoder.encode(plan.seed, seq, slot, payload)?;
+            Ok(Stamp::Avro(AvroStamp::of(seq, slot)))
         }
         None => {
             payload.clear();
-            serde_json::to_writer(&mut *payload, &event::generate(seed, seq, slot))?;
-            Ok(None)
+            let event = event::generate(plan.seed, seq, slot);
+            serde_json::to_writer(&mut *payload, &event)?;
+            if plan.partitions <= 1 {
+                return Ok(Stamp::None);
+            }
+            let key = event_key(event.region.as_ref(), event.service.as_ref());
+            let partition = keys.of_seq(plan.seed, seq);
+            Ok(Stamp::Keyed { key, partition })
         }
     }
+}
+
+/// What a message carries besides its payload.
+enum Stamp {
+    /// Nothing: a JSON event on a topic of one partition.
+    None,
+    /// A JSON event's key and the partition it hashes to.
+    Keyed {
+        key: String,
+        partition: i32,
+    },
+    Avro(AvroStamp),
 }
 
 /// What an Avro message carries besides its datum, so that a product can
@@ -397,14 +482,20 @@ fn send(
     producer: &ThreadedProducer<TallyContext>,
     topic: &str,
     payload: &[u8],
-    stamp: Option<&AvroStamp>,
+    stamp: &Stamp,
     slot: usize,
 ) -> Result<()> {
     loop {
         let mut record =
             BaseRecord::<[u8], [u8], usize>::with_opaque_to(topic, slot).payload(payload);
-        if let Some(stamp) = stamp {
-            record = record.key(&stamp.key[..]).timestamp(stamp.timestamp_ms);
+        match stamp {
+            Stamp::None => {}
+            Stamp::Keyed { key, partition } => {
+                record = record.key(key.as_bytes()).partition(*partition);
+            }
+            Stamp::Avro(stamp) => {
+                record = record.key(&stamp.key[..]).timestamp(stamp.timestamp_ms);
+            }
         }
         match producer.send(record) {
             Ok(()) => return Ok(()),
@@ -419,6 +510,33 @@ fn send(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_partition_gets_its_share_of_the_records_and_each_key_one_partition() {
+        for partitions in [2u32, 3, 4, 8] {
+            let keys = KeyPartitions::new(partitions);
+            let mut counts = vec![0u64; partitions as usize];
+            let mut partition_of_key = std::collections::HashMap::new();
+            for seq in 0..50_000 {
+                let p = keys.of_seq(42, seq);
+                counts[p as usize] += 1;
+                let core = event::Core::generate(42, seq);
+                let first = *partition_of_key
+                    .entry((core.region, core.service))
+                    .or_insert(p);
+                assert_eq!(first, p, "{} / {}", core.region, core.service);
+            }
+            let fair = 50_000.0 / f64::from(partitions);
+            assert!(
+                counts
+                    .iter()
+                    .all(|&n| (n as f64 - fair).abs() < fair * 0.15),
+                "{partitions} partitions: {counts:?}"
+            );
+        }
+        let one = KeyPartitions::new(1);
+        assert!((0..100).all(|seq| one.of_seq(42, seq) == 0));
+    }
 
     #[test]
     fn the_slot_survives_the_delivery_opaque() {

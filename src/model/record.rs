@@ -369,12 +369,24 @@ pub struct Kill {
     pub recovery_ms: Option<f64>,
 }
 
-/// The local broker killed with SIGKILL and started again on its data.
+/// A node of the local broker killed with SIGKILL and started again on its
+/// data.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct BrokerRestart {
     /// Seconds into the window.
     pub at_s: f64,
-    /// From the kill until the broker answered again.
+    /// The node killed, in a cluster (node ids count from 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub node: Option<u32>,
+    /// Whether that node led the input partition when it was killed.
+    #[serde(default)]
+    pub was_leader: bool,
+    /// From the kill until another node led the input partition: the
+    /// cluster's leader failover. `null` when the killed node did not lead
+    /// it, or had no other node to fail over to.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub failover_ms: Option<f64>,
+    /// From the kill until the node answered again as part of the cluster.
     pub outage_ms: f64,
     /// From the kill until a newly committed output record was visible;
     /// `null` when output did not flow again before the window's end.

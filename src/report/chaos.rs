@@ -119,7 +119,13 @@ fn faults_text(chaos: &Chaos) -> String {
         ));
     }
     if let Some(b) = &chaos.broker_restart {
-        faults.push(format!("broker restart at {:.0} s", b.at_s));
+        faults.push(match b.node {
+            Some(node) if b.was_leader => {
+                format!("leader (node {node}) killed at {:.0} s", b.at_s)
+            }
+            Some(node) => format!("node {node} killed at {:.0} s", b.at_s),
+            None => format!("broker restart at {:.0} s", b.at_s),
+        });
     }
     faults.join(" + ")
 }
@@ -156,8 +162,11 @@ fn broker_cell(chaos: &Chaos) -> Cell {
     let Some(b) = &chaos.broker_restart else {
         return Cell::text("");
     };
+    let failover = b
+        .failover_ms
+        .map_or(String::new(), |f| format!("leader moved after {}; ", ms(f)));
     let text = format!(
-        "out {}; output again after {}",
+        "{failover}out {}; output again after {}",
         ms(b.outage_ms),
         b.recovery_ms.map_or("never".into(), ms)
     );

@@ -9,6 +9,7 @@ use std::cmp::Ordering;
 use super::lines::{group_lines, LineRuns};
 use super::table::grouped;
 use crate::config::{ClientProfile, CommitIntervals, EtlConfig, Profile, Suite, Workload};
+use crate::model::broker::BrokerShape;
 use crate::model::host::HostInfo;
 use crate::results::{RunConfig, RunRecord};
 
@@ -133,6 +134,8 @@ pub(super) struct BenchPoint {
     /// What the broker ran (`apache-kafka 4.4.0`): a broker release changes
     /// what every product is measured against.
     pub(super) broker: Option<String>,
+    /// Its nodes and replicas.
+    pub(super) broker_shape: BrokerShape,
 }
 
 impl BenchPoint {
@@ -144,6 +147,7 @@ impl BenchPoint {
             bench_version: record.bench_version,
             host: record.host.clone(),
             broker: record.broker.version.clone(),
+            broker_shape: record.broker.shape(),
         }
     }
 
@@ -154,6 +158,7 @@ impl BenchPoint {
             && self.bench_version == record.bench_version
             && self.host.same_host(&record.host)
             && self.broker == record.broker.version
+            && self.broker_shape == record.broker.shape()
     }
 
     /// Whether `record` was measured here but for its ETL arm (decoder and
@@ -165,6 +170,7 @@ impl BenchPoint {
             && self.bench_version == record.bench_version
             && self.host.same_host(&record.host)
             && self.broker == record.broker.version
+            && self.broker_shape == record.broker.shape()
     }
 }
 
@@ -369,6 +375,9 @@ fn point_name(
         let broker = point.broker.as_deref().unwrap_or("of no recorded version");
         parts.push(format!("broker {broker}"));
     }
+    if !suite.bench.broker.has_shape(&point.broker_shape) {
+        parts.push(point.broker_shape.to_string());
+    }
     parts.join(" · ") + &host_suffix(&point.host, hosts)
 }
 
@@ -424,6 +433,45 @@ mod tests {
         for (broker, is_named) in named {
             assert_eq!(is_named, *broker != configured, "{broker:?}");
         }
+    }
+
+    #[test]
+    fn a_cluster_is_another_point_named_by_its_shape() {
+        let suite = crate::report::repo_suite();
+        let mut single = crate::report::fixture_record();
+        single.broker.version = suite.bench.broker.recorded_version();
+        let mut cluster = single.clone();
+        cluster.broker.nodes = 3;
+        cluster.broker.replication = 3;
+        cluster.broker.min_insync_replicas = 2;
+        let mut fewer_in_sync = cluster.clone();
+        fewer_in_sync.broker.min_insync_replicas = 1;
+        assert!(!BenchPoint::from_record(&single).holds(&cluster));
+        assert!(!BenchPoint::from_record(&cluster).holds(&fewer_in_sync));
+        let records = [single, cluster, fewer_in_sync];
+        let order = vec![records[0].line.clone()];
+        let points = group_points(&suite, "stateless", &order, &records);
+        let mut names: Vec<&str> = points.iter().map(|p| p.name.as_str()).collect();
+        names.sort();
+        assert_eq!(names.len(), 3);
+        // The configured single node goes unnamed; each cluster says its shape.
+        assert_eq!(
+            names
+                .iter()
+                .filter(|n| n.contains("3 nodes, replication 3, min ISR 2"))
+                .count(),
+            1,
+            "{names:?}"
+        );
+        assert_eq!(
+            names
+                .iter()
+                .filter(|n| n.contains("3 nodes, replication 3, min ISR 1"))
+                .count(),
+            1,
+            "{names:?}"
+        );
+        assert!(names.iter().any(|n| !n.contains("node")), "{names:?}");
     }
 
     #[test]

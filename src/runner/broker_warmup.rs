@@ -38,7 +38,7 @@ pub fn warm_if_cold(
     if warmup_s == 0 || !cold {
         return Ok(None);
     }
-    let applied = warm_up_broker(&local.bootstrap(), rate, warmup_s, cache, interrupt)?;
+    let applied = warm_up_broker(local, rate, warmup_s, cache, interrupt)?;
     local.note_warm_up(applied)?;
     Ok(Some(applied))
 }
@@ -46,22 +46,23 @@ pub fn warm_if_cold(
 /// The field gendata's input events carry their schedule slot in.
 const INPUT_STAMP: &str = "ts_us";
 
-/// Puts `seconds` of load at `rate` records/s through the broker at
-/// `bootstrap` (produce, read_committed fetch and the probe's floor round
+/// Puts `seconds` of load at `rate` records/s through `local` (produce, read_committed fetch and the probe's floor round
 /// trips), then deletes its topics. Returns the seconds of load applied.
 fn warm_up_broker(
-    bootstrap: &str,
+    local: &LocalBroker,
     rate: u64,
     seconds: u64,
     cache: &Cache,
     interrupt: &Interrupt,
 ) -> Result<f64> {
+    let bootstrap = &local.bootstrap();
     let key = crate::results::new_run_id("broker-warm-up");
     let (input, floor) = (format!("ss-{key}-in"), format!("ss-{key}-floor"));
     let log_dir = cache.run_dir(&key);
     std::fs::create_dir_all(&log_dir).with_context(|| format!("creating {}", log_dir.display()))?;
     admin::create_topics(
         bootstrap,
+        local.replicas(),
         &[
             TopicRequest {
                 name: input.clone(),
@@ -136,6 +137,7 @@ fn apply_load(
         max_records: None,
         summary: Some(log_dir.join("gendata.json")),
         avro_events: None,
+        partitions: 1,
     };
     let mut gendata = spawn_helper("gendata", &plan.command_args(), log_dir, "")?;
     let bound = Duration::from_secs(seconds + 60);

@@ -10,8 +10,8 @@ use rdkafka::config::RDKafkaLogLevel;
 use rdkafka::consumer::BaseConsumer;
 use rdkafka::{ClientConfig, Offset};
 
-use crate::broker::admin::{assign_all, recoverable, OffsetReader};
-use crate::broker::LocalBroker;
+use crate::broker::admin::{self, assign_all, recoverable, OffsetReader};
+use crate::broker::{LocalBroker, NodeId};
 use crate::clock::now_us;
 use crate::config::ChaosPlan;
 use crate::interrupt::{Interrupt, Interrupted};
@@ -22,7 +22,7 @@ use crate::results::{BrokerRestart, Kill};
 pub enum Fault {
     /// SIGKILL to the product's whole tree (and a restart, if planned).
     Kill,
-    /// SIGKILL to the local broker, then a start on its data.
+    /// SIGKILL to a node of the local broker, then a start on its data.
     BrokerRestart,
 }
 
@@ -65,32 +65,74 @@ impl InjectedKill {
     }
 }
 
-/// The local broker's crash and restart, until its outcome is known.
+/// A node of the local broker crashed and started again, until the
+/// outcome is known.
 pub struct InjectedBrokerRestart {
     killed_at_us: i64,
+    node: NodeId,
+    cluster: bool,
+    was_leader: bool,
+    failover_at_us: Option<i64>,
     back_at_us: i64,
     watch: ResumeWatch,
 }
 
+/// How long a cluster may take to elect another leader of the input
+/// partition before the run goes on without a failover figure.
+const FAILOVER_BOUND: Duration = Duration::from_secs(60);
+
+/// Where a broker fault lands.
+pub struct BrokerFault<'a> {
+    pub broker: &'a LocalBroker,
+    /// Kill the input partition's leader rather than the last node.
+    pub leader: bool,
+    pub input: &'a str,
+    pub output: &'a str,
+}
+
 impl InjectedBrokerRestart {
-    /// Kills `broker` with SIGKILL and starts it again on its data; returns
-    /// once it answers and serves the run's committed offsets again, with
-    /// the output watched from then until `watch_until_us`. Output written
-    /// between the broker's return and the watch's first fetch would count
-    /// as later: a product's clients take longer than that to reconnect.
+    /// Kills a node of the broker with SIGKILL (the input partition's
+    /// leader if asked, else the last node), waits in a cluster for another
+    /// node to lead the input partition, and starts the node again on its
+    /// data. Returns once it is back in the cluster and the run's committed
+    /// offsets are served again, with the output watched until
+    /// `watch_until_us`: from the kill in a cluster, whose other nodes keep
+    /// serving; from the node's return on a single node, as output written
+    /// before a client could reconnect would count as later.
     pub fn inject(
-        broker: &LocalBroker,
+        fault: BrokerFault<'_>,
         offsets: &OffsetReader,
-        input: &str,
-        output: &str,
         watch_until_us: i64,
         interrupt: &Interrupt,
     ) -> Result<InjectedBrokerRestart> {
+        let BrokerFault {
+            broker,
+            leader,
+            input,
+            output,
+        } = fault;
+        let bootstrap = broker.bootstrap();
+        let input_leader = admin::partition_leader(&bootstrap, input, 0)?;
+        let node = match (leader, input_leader) {
+            (true, Some(id)) => NodeId(id as u32),
+            (true, None) => anyhow::bail!("chaos: the input partition has no leader to kill"),
+            (false, _) => NodeId(broker.nodes()),
+        };
+        let was_leader = input_leader == Some(node.0 as i32);
+        let cluster = broker.nodes() > 1;
         let killed_at_us = now_us();
-        broker.kill()?;
+        broker.kill(node)?;
+        let early_watch = cluster
+            .then(|| ResumeWatch::start(&bootstrap, output, watch_until_us))
+            .transpose()?;
+        let failover_at_us = if cluster && was_leader {
+            wait_for_new_leader(&bootstrap, input, node, interrupt)?
+        } else {
+            None
+        };
         broker
             .start(interrupt)
-            .context("chaos: starting the local broker again")?;
+            .context("chaos: starting the killed broker node again")?;
         let back_at_us = now_us();
         let deadline = std::time::Instant::now() + COORDINATOR_BACK;
         while let Err(err) = offsets.committed(input) {
@@ -105,22 +147,59 @@ impl InjectedBrokerRestart {
             }
             std::thread::sleep(Duration::from_millis(200));
         }
+        let watch = match early_watch {
+            Some(watch) => watch,
+            None => ResumeWatch::start(&bootstrap, output, watch_until_us)?,
+        };
         Ok(InjectedBrokerRestart {
             killed_at_us,
+            node,
+            cluster,
+            was_leader,
+            failover_at_us,
             back_at_us,
-            watch: ResumeWatch::start(&broker.bootstrap(), output, watch_until_us)?,
+            watch,
         })
     }
 
     /// The record's account of the restart, once its watch is over.
     pub fn outcome(self, window_start_us: i64) -> Result<BrokerRestart> {
         let resumed = self.watch.resumed_at()?;
+        let since_kill = |at_us: i64| (at_us - self.killed_at_us) as f64 / 1000.0;
         Ok(BrokerRestart {
             at_s: (self.killed_at_us - window_start_us) as f64 / 1e6,
-            outage_ms: (self.back_at_us - self.killed_at_us) as f64 / 1000.0,
-            recovery_ms: resumed.map(|at| (at - self.killed_at_us) as f64 / 1000.0),
+            node: self.cluster.then_some(self.node.0),
+            was_leader: self.was_leader,
+            failover_ms: self.failover_at_us.map(since_kill),
+            outage_ms: since_kill(self.back_at_us),
+            recovery_ms: resumed.map(since_kill),
         })
     }
+}
+
+/// Polls the input partition's leader until a node other than `killed`
+/// leads it; when, or None if none did within [`FAILOVER_BOUND`].
+fn wait_for_new_leader(
+    bootstrap: &str,
+    input: &str,
+    killed: NodeId,
+    interrupt: &Interrupt,
+) -> Result<Option<i64>> {
+    let deadline = std::time::Instant::now() + FAILOVER_BOUND;
+    while std::time::Instant::now() < deadline {
+        // A read can fail while the dead node still holds the controller's
+        // role; the next one goes to the others.
+        if let Ok(Some(id)) = admin::partition_leader(bootstrap, input, 0) {
+            if id != killed.0 as i32 {
+                return Ok(Some(now_us()));
+            }
+        }
+        if interrupt.is_set() {
+            return Err(Interrupted.into());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok(None)
 }
 
 /// Waits, on a thread of its own, for the first record to become visible on
@@ -179,6 +258,7 @@ mod tests {
             kills_ms: vec![5_000, 20_000],
             restart: true,
             broker_restart_at_s: Some(5),
+            broker_leader: false,
         };
         assert_eq!(
             schedule(&plan, 1_000_000),

@@ -106,6 +106,7 @@ impl RunKind for DrainRun {
             max_records: Some(records),
             summary: Some(gendata_file.clone()),
             avro_events: None,
+            partitions: run.workload.input.partitions as u32,
         };
         let mut gendata = spawn_helper("gendata", &plan.command_args(), run.log_dir, "")?;
         gendata.wait_exit(prefill_bound + Duration::from_secs(60), run.interrupt())?;

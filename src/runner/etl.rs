@@ -179,6 +179,9 @@ impl RunKind for EtlRun {
             max_records: None,
             summary: Some(gendata_file.clone()),
             avro_events: Some(self.etl.events),
+            // Avro messages are keyed by their sequence number and spread
+            // by the client's partitioner: the table is checked, not offsets.
+            partitions: 1,
         };
         let mut gendata = spawn_helper("gendata", &plan.command_args(), run.log_dir, "")?;
         let helpers = Helpers {

@@ -56,8 +56,6 @@ pub struct RunContext<'a> {
     pub bench: &'a Bench,
     pub cache: &'a Cache,
     pub broker: &'a BrokerInfo,
-    /// The local broker's pid, sampled as part of the harness.
-    pub broker_pid: Option<u32>,
     /// The local broker, which a chaos run may restart; None for an
     /// external one.
     pub local_broker: Option<&'a LocalBroker>,

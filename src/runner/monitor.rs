@@ -13,10 +13,11 @@ use crate::sampler;
 use super::RunNames;
 
 /// The roots of the process trees sampled besides the host.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Watched {
     pub product: i32,
-    pub broker: Option<i32>,
+    /// The local broker's nodes, sampled as one; empty for an external one.
+    pub broker: Vec<i32>,
     pub helpers: Helpers,
 }
 
@@ -127,7 +128,8 @@ impl<'a> Monitor<'a> {
             None => sampler::read_tree(0, &[], self.page_size),
         };
         let product = tree(self.watched.product);
-        let broker = self.watched.broker.map(tree);
+        let broker = (!self.watched.broker.is_empty())
+            .then(|| sampler::read_trees(&self.watched.broker, &all, self.page_size));
         let gendata = helper(self.watched.helpers.gendata);
         let probe = helper(self.watched.helpers.probe);
         let sink = self.watched.helpers.sink.map(tree);
@@ -160,9 +162,9 @@ impl<'a> Monitor<'a> {
         Ok(())
     }
 
-    /// Samples the broker's tree from `pid` on (a restarted local broker).
-    pub fn watch_broker(&mut self, pid: Option<i32>) {
-        self.watched.broker = pid;
+    /// Samples the broker's trees from `pids` on (a restarted local node).
+    pub fn watch_broker(&mut self, pids: Vec<i32>) {
+        self.watched.broker = pids;
     }
 
     /// Samples the product's tree from `pgid` on (a restarted product).

@@ -146,8 +146,17 @@ fn chaos_lines(chaos: &Chaos) -> String {
             Some(ms) => format!("output resumed {} after the kill", seconds(ms)),
             None => "output did not resume before the window ended".into(),
         };
+        let killed = match restart.node {
+            Some(node) if restart.was_leader => format!("broker node {node} (the input's leader)"),
+            Some(node) => format!("broker node {node}"),
+            None => "broker".into(),
+        };
+        let failover = match restart.failover_ms {
+            Some(ms) => format!(", leader moved after {}", seconds(ms)),
+            None => String::new(),
+        };
         out.push_str(&format!(
-            "  {:<14} broker killed {:.0} s into the window, back after {}; {recovery}\n",
+            "  {:<14} {killed} killed {:.0} s into the window{failover}, back after {}; {recovery}\n",
             "chaos",
             restart.at_s,
             seconds(restart.outage_ms)

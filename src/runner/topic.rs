@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::{anyhow, Result};
 
-use super::chaos::{self, Fault, InjectedBrokerRestart, InjectedKill};
+use super::chaos::{self, BrokerFault, Fault, InjectedBrokerRestart, InjectedKill};
 use super::monitor::{Grid, Helpers, Monitor};
 use super::pipeline::{create_topics, expectation, spawn_helper, verify_output, Run, RunKind};
 use super::processes::{steady_rule, Processes, SteadyWarmUp, WarmUp, ANNOUNCE_LEAD};
@@ -167,6 +167,7 @@ impl TopicRun {
             max_records: None,
             summary: Some(plan.gendata_file.clone()),
             avro_events: None,
+            partitions: run.workload.input.partitions as u32,
         };
         let gendata = spawn_helper("gendata", &gendata_plan.command_args(), run.log_dir, "")?;
         Ok((gendata, probe))
@@ -237,6 +238,7 @@ fn window_with_faults(
         .map(|plan| chaos::schedule(plan, window_start_us))
         .unwrap_or_default();
     let restart_product = ctx.chaos.as_ref().is_some_and(|plan| plan.restart);
+    let kill_leader = ctx.chaos.as_ref().is_some_and(|plan| plan.broker_leader);
     let mut injected = Injected::default();
     for (i, &(at_us, fault)) in faults.iter().enumerate() {
         processes.watch_until(at_us, interrupt, &mut run.progress, monitor)?;
@@ -268,19 +270,29 @@ fn window_with_faults(
                 injected.kills.push(kill);
             }
             Fault::BrokerRestart => {
-                run.progress.phase("broker killed; restarting");
+                run.progress.phase("broker node killed; restarting");
                 let broker = ctx.local_broker.ok_or_else(|| {
                     anyhow!("chaos: a broker restart needs the suite's local broker")
                 })?;
-                injected.broker_restart = Some(InjectedBrokerRestart::inject(
+                let fault = BrokerFault {
                     broker,
+                    leader: kill_leader,
+                    input: &run.names.input,
+                    output: &run.names.output,
+                };
+                injected.broker_restart = Some(InjectedBrokerRestart::inject(
+                    fault,
                     offsets,
-                    &run.names.input,
-                    &run.names.output,
                     watch_until_us,
                     interrupt,
                 )?);
-                monitor.watch_broker(broker.running_pid().map(|pid| pid as i32));
+                monitor.watch_broker(
+                    broker
+                        .running_pids()
+                        .into_iter()
+                        .map(|p| p as i32)
+                        .collect(),
+                );
             }
         }
         run.progress.phase("measuring");

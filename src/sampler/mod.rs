@@ -169,7 +169,19 @@ pub struct TreeReading {
 
 /// Reads the tree of `root` among `all`: its ticks and its memory.
 pub fn read_tree(root: i32, all: &[ProcEntry], page_size: u64) -> TreeReading {
-    let members = tree_members(root, all);
+    read_members(&tree_members(root, all), all, page_size)
+}
+
+/// Reads the trees of `roots` among `all` as one (a cluster's nodes).
+pub fn read_trees(roots: &[i32], all: &[ProcEntry], page_size: u64) -> TreeReading {
+    let members: BTreeSet<i32> = roots
+        .iter()
+        .flat_map(|&root| tree_members(root, all))
+        .collect();
+    read_members(&members, all, page_size)
+}
+
+fn read_members(members: &BTreeSet<i32>, all: &[ProcEntry], page_size: u64) -> TreeReading {
     let mut ticks = TickMap::new();
     let mut memory_bytes = 0;
     let mut instrument = MemoryInstrument::Pss;

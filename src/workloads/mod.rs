@@ -14,9 +14,11 @@ mod stateless;
 mod windowed_lowcard;
 
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 use crate::config::{ConfigError, Delivery, Encoding, Suite, Workload};
 use crate::gendata::schedule::Schedule;
+use crate::gendata::KeyPartitions;
 use crate::results::{Verification, VerificationVerdict};
 
 /// Every workload the suite can run, by name.
@@ -177,18 +179,65 @@ pub struct SanitySpec {
 }
 
 /// What the product was given and what it acknowledged.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 pub struct Expectation {
     pub seed: u64,
     /// Records gendata wrote: sequence numbers `0..input_records`.
     pub input_records: u64,
-    /// The product's committed input offset after the settle phase: it owns
-    /// the output of `0..committed`. For a product that commits no offsets,
+    /// The product's committed input offset after the settle phase (summed
+    /// over the input's partitions): on one partition it owns the output of
+    /// `0..committed`. For a product that commits no offsets,
     /// `input_records`: its output is checked against the whole input.
     pub committed: u64,
+    /// On an input of several partitions, the records its commit covers:
+    /// each partition's committed offset applied to that partition's own
+    /// records ([`commit_coverage`]). None on one partition.
+    pub covered: Option<Arc<SeqSet>>,
+    /// The input's partitions, which gendata filled by key.
+    pub partitions: u32,
     /// gendata's schedule, which fixes every `ts_us`; `None` when unpaced.
     pub schedule: Option<Schedule>,
     pub delivery: Delivery,
+}
+
+impl Expectation {
+    /// Whether the product's commit covers input record `seq`: it owes its
+    /// output.
+    pub fn owns(&self, seq: u64) -> bool {
+        match &self.covered {
+            Some(covered) => seq < self.input_records && covered.contains(seq),
+            None => seq < self.committed.min(self.input_records),
+        }
+    }
+
+    /// The input records the commit covers, in sequence order.
+    pub fn owned(&self) -> impl Iterator<Item = u64> + '_ {
+        let bound = match self.covered {
+            Some(_) => self.input_records,
+            None => self.committed.min(self.input_records),
+        };
+        (0..bound).filter(|&seq| self.owns(seq))
+    }
+}
+
+/// Which of `input_records` records a commit of `committed` (each input
+/// partition's committed offset, by partition) covers, on an input of
+/// `committed.len()` partitions that gendata filled by key: record `seq`
+/// lies in its key's partition ([`KeyPartitions`]) at the offset that
+/// counts the records before it there, and is covered when that offset is
+/// below its partition's commit.
+pub fn commit_coverage(seed: u64, input_records: u64, committed: &[u64]) -> SeqSet {
+    let keys = KeyPartitions::new(committed.len() as u32);
+    let mut next_offset = vec![0u64; committed.len()];
+    let mut covered = SeqSet::new(input_records);
+    for seq in 0..input_records {
+        let partition = keys.of_seq(seed, seq) as usize;
+        if next_offset[partition] < committed[partition] {
+            covered.insert(seq);
+        }
+        next_offset[partition] += 1;
+    }
+    covered
 }
 
 /// Checks an output stream, one record at a time.

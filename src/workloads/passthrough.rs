@@ -15,8 +15,8 @@ use super::{
     TopicOutput, Wording,
 };
 use crate::config::Encoding;
-use crate::gendata::event;
 use crate::gendata::schedule::Schedule;
+use crate::gendata::{event, KeyPartitions};
 
 #[derive(Debug)]
 pub struct Passthrough;
@@ -50,9 +50,10 @@ impl TopicOutput for Passthrough {
     fn verifier(&self, expectation: Expectation) -> Result<Box<dyn OutputVerifier>, String> {
         Ok(Box::new(Verifier {
             seen: SeqSet::new(expectation.input_records),
+            highest: vec![None; expectation.partitions.max(1) as usize],
+            keys: KeyPartitions::new(expectation.partitions),
             expectation,
             tally: Tally::default(),
-            highest: None,
             mismatched: 0,
             regenerated: Vec::new(),
         }))
@@ -84,8 +85,11 @@ struct Verifier {
     expectation: Expectation,
     seen: SeqSet,
     tally: Tally,
-    /// The highest sequence number seen so far.
-    highest: Option<u64>,
+    /// The highest sequence number seen so far, per input partition: each
+    /// partition's order is what a product must keep.
+    highest: Vec<Option<u64>>,
+    /// Which input partition each record came from.
+    keys: KeyPartitions,
     /// Outputs whose bytes differ from gendata's.
     mismatched: u64,
     /// The buffer gendata's bytes are regenerated into.
@@ -94,7 +98,7 @@ struct Verifier {
 
 impl OutputVerifier for Verifier {
     fn observe(&mut self, payload: &[u8]) {
-        let e = self.expectation;
+        let e = &self.expectation;
         self.tally.output_records += 1;
         let Some(id) = serde_json::from_slice::<Identity>(payload)
             .ok()
@@ -104,13 +108,15 @@ impl OutputVerifier for Verifier {
             return;
         };
         if self.seen.insert(id.seq) {
-            if id.seq >= e.committed {
+            if !e.owns(id.seq) {
                 self.tally.beyond_commit += 1;
             }
-            if self.highest.is_some_and(|h| id.seq < h) {
+            let partition = self.keys.of_seq(e.seed, id.seq) as usize;
+            let highest = &mut self.highest[partition];
+            if highest.is_some_and(|h| id.seq < h) {
                 self.tally.out_of_order += 1;
             }
-            self.highest = self.highest.max(Some(id.seq));
+            *highest = (*highest).max(Some(id.seq));
         } else {
             self.tally.duplicated += 1;
         }
@@ -132,12 +138,11 @@ impl OutputVerifier for Verifier {
     fn finish(&self) -> Checked {
         let e = &self.expectation;
         let mut tally = self.tally.clone();
-        let owed = e.committed.min(e.input_records);
-        tally.expected = owed;
-        tally.missing = (0..owed).filter(|&seq| !self.seen.contains(seq)).count() as u64;
+        tally.expected = e.owned().count() as u64;
+        tally.missing = e.owned().filter(|&seq| !self.seen.contains(seq)).count() as u64;
         let wording = Wording {
             unit: "records",
-            out_of_order: "out of input order",
+            out_of_order: "out of input order (per input partition)",
             out_of_order_fails: false,
         };
         Checked {
@@ -165,6 +170,8 @@ mod tests {
             seed: SEED,
             input_records: N,
             committed,
+            covered: None,
+            partitions: 1,
             schedule: paced.then(|| Schedule::new(1_000_000, 500)),
             delivery,
         }

@@ -140,7 +140,7 @@ impl OutputVerifier for Verifier {
         if !self.seen.insert(seq) {
             tally.duplicated += 1;
         } else {
-            if seq >= self.expectation.committed {
+            if !self.expectation.owns(seq) {
                 tally.beyond_commit += 1;
             }
             // A first copy after a later record of its key: the input
@@ -170,7 +170,7 @@ impl OutputVerifier for Verifier {
     fn finish(&self) -> Checked {
         let e = &self.expectation;
         let mut tally = self.tally.clone();
-        for seq in 0..e.committed.min(e.input_records) {
+        for seq in e.owned() {
             if Core::generate(e.seed, seq).is_kept() {
                 tally.expected += 1;
                 if !self.seen.contains(seq) {
@@ -251,6 +251,8 @@ mod tests {
             seed: SEED,
             input_records: N,
             committed,
+            covered: None,
+            partitions: 1,
             schedule: Some(schedule()),
             delivery,
         }
@@ -467,6 +469,49 @@ mod tests {
             seqs.iter().filter(|&&s| s >= committed).count() as u64 - 5
         );
         assert_eq!(v.verdict, VerificationVerdict::Incomplete, "{}", v.message);
+    }
+
+    /// On two partitions, each partition's commit covers its own records:
+    /// the partition committed in full owes all of its output, the other
+    /// only what lies before its commit, and output past it is counted apart.
+    #[test]
+    fn each_partitions_commit_covers_its_own_records() {
+        let keys = crate::gendata::KeyPartitions::new(2);
+        let partition = |seq: u64| keys.of_seq(SEED, seq);
+        let in_1: Vec<u64> = (0..N).filter(|&s| partition(s) == 1).collect();
+        let half = in_1.len() as u64 / 2;
+        let by_partition = [N - in_1.len() as u64, half];
+        let covered = crate::workloads::commit_coverage(SEED, N, &by_partition);
+        let mut e = expectation(by_partition.iter().sum(), Delivery::ExactlyOnce);
+        e.covered = Some(std::sync::Arc::new(covered));
+        e.partitions = 2;
+        let owed: Vec<u64> = (0..N)
+            .filter(|&s| partition(s) == 0 || in_1[..half as usize].contains(&s))
+            .collect();
+        assert_eq!(e.owned().collect::<Vec<_>>(), owed);
+        let mut verifier = Verifier::new(e.clone());
+        for &seq in kept(0..N).iter() {
+            verifier.observe(&output(seq));
+        }
+        let v = verifier.finish().verification;
+        let kept_owed = owed.iter().filter(|&&s| Core::generate(SEED, s).is_kept());
+        assert_eq!(v.expected, kept_owed.count() as u64);
+        assert_eq!((v.missing, v.duplicated, v.out_of_order), (0, 0, 0));
+        assert_eq!(
+            v.beyond_commit,
+            kept(0..N).len() as u64 - v.expected,
+            "{}",
+            v.message
+        );
+        // The partition half committed owes no more: the run is incomplete.
+        assert_eq!(v.verdict, VerificationVerdict::Incomplete, "{}", v.message);
+        // A record of the fully committed partition that never came is missing.
+        let lost = *kept(0..N).iter().find(|&&s| partition(s) == 0).unwrap();
+        let mut verifier = Verifier::new(e);
+        for &seq in kept(0..N).iter().filter(|&&s| s != lost) {
+            verifier.observe(&output(seq));
+        }
+        assert_eq!(verifier.finish().verification.missing, 1);
     }
 
     #[test]

@@ -224,15 +224,17 @@ struct Verifier {
 
 impl Verifier {
     fn new(expectation: Expectation, schedule: Schedule) -> Verifier {
-        let e = expectation;
+        let e = &expectation;
         let closed_before = match e.input_records {
             0 => i64::MIN,
             n => window_of(schedule.slot_us(n - 1)),
         };
-        let owed_before = if e.committed < e.input_records {
-            closed_before.min(window_of(schedule.slot_us(e.committed)))
-        } else {
-            closed_before
+        // The first record the commit does not cover (on several
+        // partitions, the earliest across them) bounds the panes owed.
+        let first_uncovered = (0..e.input_records).find(|&seq| !e.owns(seq));
+        let owed_before = match first_uncovered {
+            Some(seq) => closed_before.min(window_of(schedule.slot_us(seq))),
+            None => closed_before,
         };
         let seqs = 0..first_seq_from(schedule, closed_before).min(e.input_records);
         Verifier {
@@ -364,6 +366,8 @@ mod tests {
             seed: SEED,
             input_records: N,
             committed,
+            covered: None,
+            partitions: 1,
             schedule: Some(schedule()),
             delivery,
         }
@@ -519,7 +523,7 @@ mod tests {
     fn unpaced_runs_cannot_be_checked() {
         let mut e = expectation(N, Delivery::AtLeastOnce);
         e.schedule = None;
-        assert!(WindowedLowcard.verifier(e).is_err());
+        assert!(WindowedLowcard.verifier(e.clone()).is_err());
         e.schedule = Some(Schedule::new(START, 0));
         assert!(WindowedLowcard.verifier(e).is_err());
     }

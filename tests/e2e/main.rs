@@ -6,9 +6,11 @@
 mod bad_input;
 mod batches;
 mod chaos;
+mod cluster;
 mod drain;
 mod etl;
 mod interrupted;
+mod partitions;
 mod products;
 mod releases;
 mod runs;
@@ -35,6 +37,8 @@ fn main() {
     trials.extend(releases::trials());
     trials.extend(verification::trials());
     trials.extend(chaos::trials());
+    trials.extend(partitions::trials());
+    trials.extend(cluster::trials());
     trials.extend(products::trials());
     trials.extend(drain::trials());
     trials.extend(etl::trials());
@@ -42,6 +46,7 @@ fn main() {
     let needs_broker = !args.list;
     let broker = needs_broker.then(support::BrokerGuard::start);
     let conclusion = libtest_mimic::run(&args, trials);
+    cluster::stop();
     drop(broker);
     print_durations();
     conclusion.exit();

@@ -438,7 +438,8 @@ pub fn config_with_broker(broker: &str) -> Result<(tempfile::TempDir, PathBuf), 
     let dir = config_with_products(&[("rustpipe", &rustpipe_product())])?;
     let bench = dir.path().join("bench.yaml");
     let text = std::fs::read_to_string(&bench).map_err(|e| e.to_string())?;
-    let local = "broker:\n  kind: local\n  version: 4.4.0\n  port: 19092\n  heap_mb: 1024\n";
+    let local = "broker:\n  kind: local\n  version: 4.4.0\n  port: 19092\n  heap_mb: 1024\n  \
+                 nodes: 1\n  replication: 1\n  min_insync_replicas: 1\n";
     if !text.contains(local) {
         return Err(format!(
             "bench.yaml no longer holds the expected broker block:\n{text}"

@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::config::{ClientProfile, CommitIntervals, EtlConfig, Profile};
+use crate::config::{ClientProfile, CommitIntervals, EtlConfig, Profile, Replicas};
 use crate::model::host::HostInfo;
 use crate::model::interval::{median_interval, median_interval_any_n, QuotedInterval};
 use crate::results::{flag, Better, Metric, RunRecord, Status};
@@ -33,6 +33,10 @@ pub struct BenchPoint<'a> {
     pub host: &'a HostInfo,
     /// What the broker ran, as records name it.
     pub broker: Option<String>,
+    /// The runs' topic replicas, and their cluster's nodes when the suite
+    /// starts it (an external cluster's are whatever it has).
+    pub replicas: Replicas,
+    pub nodes: Option<u32>,
 }
 
 impl BenchPoint<'_> {
@@ -52,6 +56,8 @@ impl BenchPoint<'_> {
             && record.bench_version == self.bench_version
             && record.host.same_host(self.host)
             && record.broker.version == self.broker
+            && record.broker.replicas() == self.replicas
+            && self.nodes.is_none_or(|nodes| nodes == record.broker.nodes)
     }
 }
 

@@ -352,6 +352,11 @@ fn point(host: &HostInfo) -> BenchPoint<'_> {
         bench_version: 2,
         host,
         broker: None,
+        replicas: Replicas {
+            replication: 1,
+            min_insync_replicas: 1,
+        },
+        nodes: Some(1),
     }
 }
 
@@ -414,6 +419,18 @@ fn the_newest_batch_with_both_lines_at_the_point_is_chosen() {
     let (mut a, mut b) = (side("a", &h), side("b", &h));
     a.point.broker = Some("apache-kafka 4.4.0".into());
     b.point.broker = Some("apache-kafka 4.4.0".into());
+    assert!(newest_shared_batch(&records, &a, &b).is_none());
+    // So is a cluster of another shape; an external cluster's brokers are
+    // whatever it has.
+    let (mut a, mut b) = (side("a", &h), side("b", &h));
+    a.point.nodes = Some(3);
+    b.point.nodes = Some(3);
+    assert!(newest_shared_batch(&records, &a, &b).is_none());
+    a.point.nodes = None;
+    b.point.nodes = None;
+    assert!(newest_shared_batch(&records, &a, &b).is_some());
+    a.point.replicas.min_insync_replicas = 2;
+    b.point.replicas.min_insync_replicas = 2;
     assert!(newest_shared_batch(&records, &a, &b).is_none());
 }
 

@@ -26,9 +26,58 @@ fn an_external_broker_is_one_setting() {
         bench.broker,
         BrokerConfig::External {
             bootstrap: "h:9092".into(),
-            version: None
+            version: None,
+            replication: 1,
+            min_insync_replicas: 1,
         }
     );
+}
+
+#[test]
+fn a_cluster_places_its_replicas_or_says_which_setting_cannot() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bench.yaml");
+    let run = RUN.replace("window_s: 2", "window_s: 5");
+    let with_broker = |broker: &str| format!("bench_version: 1\nbroker:\n{broker}{run}");
+    std::fs::write(
+        &path,
+        with_broker("  kind: local\n  nodes: 3\n  replication: 3\n  min_insync_replicas: 2\n"),
+    )
+    .unwrap();
+    let bench = Bench::from_file(&path).unwrap();
+    assert_eq!(
+        bench.broker.replicas(),
+        Replicas {
+            replication: 3,
+            min_insync_replicas: 2
+        }
+    );
+    let refused = [
+        (
+            "  kind: local\n  nodes: 1\n  replication: 3\n",
+            ":5: broker.replication 3 needs as many nodes; the local cluster has 1",
+        ),
+        (
+            "  kind: local\n  nodes: 3\n  replication: 3\n  min_insync_replicas: 4\n",
+            ":6: broker.min_insync_replicas 4 must be from 1 to broker.replication (3)",
+        ),
+        (
+            "  kind: local\n  nodes: 0\n",
+            ":4: broker.nodes 0: the local cluster has 1 to 5 nodes",
+        ),
+        (
+            "  kind: external\n  bootstrap: h:9092\n  min_insync_replicas: 2\n",
+            ":5: broker.min_insync_replicas 2 must be from 1 to broker.replication (1)",
+        ),
+    ];
+    for (broker, expected) in refused {
+        std::fs::write(&path, with_broker(broker)).unwrap();
+        let err = Bench::from_file(&path).unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!("{}{expected}", path.display())),
+            "{broker}: {err}"
+        );
+    }
 }
 
 #[test]
