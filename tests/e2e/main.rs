@@ -14,6 +14,7 @@ mod releases;
 mod runs;
 mod stalls;
 mod support;
+mod sweeps;
 mod verification;
 mod workloads;
 
@@ -32,6 +33,7 @@ fn main() {
     trials.extend(interrupted::trials());
     trials.extend(stalls::trials());
     trials.extend(batches::trials());
+    trials.extend(sweeps::trials());
     trials.extend(releases::trials());
     trials.extend(verification::trials());
     trials.extend(chaos::trials());
