@@ -342,7 +342,7 @@ mod tests {
             judge_rate(&[unjudged.clone(), ok(12.0)]),
             Outcome::Sustained { p99_ms: 12.0 }
         );
-        assert_eq!(judge_rate(&[unjudged.clone()]), unjudged);
+        assert_eq!(judge_rate(std::slice::from_ref(&unjudged)), unjudged);
     }
 
     fn run(regime: Option<Regime>, added_p99: Option<f64>) -> RunRecord {

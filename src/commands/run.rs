@@ -17,8 +17,7 @@ use crate::config::{
 use crate::interrupt::{Interrupt, Interrupted};
 use crate::lock::{RunLock, WhenHeld};
 use crate::model::host::HostInfo;
-use crate::products::Installation;
-use crate::products::{self, Availability};
+use crate::products::{self, Availability, Installation};
 use crate::report::{self, BadLines};
 use crate::results::{self, RunConfig, RunRecord, SweepTag};
 use crate::runner::batch::{run_batch, BatchLine, BatchOutcome};
