@@ -123,7 +123,7 @@ pub struct RatePoint {
 /// Where a line's maximum sustainable throughput lies: at least
 /// `sustained` (the highest rate sustained below the first rate that was
 /// not), below `not_sustained` (the lowest rate that was not). An end is
-/// None when the sweep did not reach it: every rate sustained (open above)
+/// None when the sweep did not reach it: no rate fell short (open above)
 /// or none (open below).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Bracket {

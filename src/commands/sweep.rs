@@ -196,10 +196,10 @@ pub(super) fn mst_text(b: &Bracket) -> String {
     match (b.sustained, b.not_sustained) {
         (Some(low), Some(high)) => format!("{low} records/s, bracket [{low}, {high})"),
         (Some(low), None) => {
-            format!("at least {low} records/s: every rate kept up, the bracket is open above")
+            format!("at least {low} records/s: no rate fell short, the bracket is open above")
         }
         (None, Some(high)) => {
-            format!("below {high} records/s: no rate kept up, the bracket is open below")
+            format!("below {high} records/s: no rate was sustained, the bracket is open below")
         }
         (None, None) => "not judged: no run was sustained or fell short".to_string(),
     }

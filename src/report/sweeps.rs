@@ -258,7 +258,7 @@ fn mst_table(lines: &[SweepLine<'_>], bound: f64) -> Table {
         let mst = match (b.sustained, b.not_sustained) {
             (Some(low), Some(_)) => Cell::text(grouped(low as i64)),
             (Some(low), None) => Cell::text(format!("≥ {}", grouped(low as i64)))
-                .with_title("every rate of the sweep was sustained: the bracket is open above"),
+                .with_title("no rate of the sweep fell short: the bracket is open above"),
             (None, Some(high)) => Cell::text(format!("< {}", grouped(high as i64)))
                 .with_title("no rate of the sweep was sustained: the bracket is open below"),
             (None, None) => Cell::not_applicable("no rate was judged"),
