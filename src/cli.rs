@@ -27,6 +27,9 @@ pub enum Command {
     /// (SIGKILL to its whole tree) and restarted N times, then every record
     /// of the run counted.
     Chaos(ChaosArgs),
+    /// Sweep lines over offered rates (latency against rate, and each line's
+    /// maximum sustainable throughput by bisection) or over parallelism.
+    Sweep(SweepArgs),
     /// Paired ratios of two lines of one batch, round by round.
     Compare(CompareArgs),
     /// Measure a line at a baseline version and as it is now, interleaved;
@@ -177,6 +180,47 @@ pub struct BatchArgs {
     pub repeat: u32,
     /// Change a bench.yaml setting for these runs (repeatable), e.g.
     /// `--set client.fetch_min_bytes=65536`; recorded with each run.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub settings: Vec<Setting>,
+}
+
+/// Rounds of `suite sweep`: the fewest where each point's median has an
+/// interval.
+pub const DEFAULT_SWEEP_ROUNDS: u32 = 3;
+
+/// Bisection steps of a rate sweep: each halves a line's bracket.
+pub const DEFAULT_BISECT_STEPS: u32 = 3;
+
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("axis").required(true).args(["rates", "parallelism"])))]
+pub struct SweepArgs {
+    /// Product lines (rustpipe, rustpipe-eos), each once; at each point of
+    /// the grid they run in this order in round 1, rotated after.
+    #[arg(required = true)]
+    pub lines: Vec<String>,
+    /// A workload from workloads/.
+    #[arg(long)]
+    pub workload: String,
+    /// A rate sweep: offered rates in records/s, comma-separated
+    /// (2000,4000,8000), each above 0.
+    #[arg(long, value_name = "A,B,C", conflicts_with = "parallelism")]
+    pub rates: Option<String>,
+    /// A parallelism sweep: values of run.parallelism, comma-separated
+    /// (1,2,4), each 1 or more; the rate is --rate's.
+    #[arg(long, value_name = "A,B,C")]
+    pub parallelism: Option<String>,
+    /// Rounds: each round runs every line at every point of the grid once.
+    #[arg(long, default_value_t = DEFAULT_SWEEP_ROUNDS)]
+    pub rounds: u32,
+    /// A rate sweep's bisection steps after the grid: each runs every line
+    /// whose bracket is closed at its midpoint, `--rounds` times (default 3;
+    /// 0 for the grid alone).
+    #[arg(long, value_name = "N", conflicts_with = "parallelism")]
+    pub bisect_steps: Option<u32>,
+    #[command(flatten)]
+    pub options: RunOptions,
+    /// Change a bench.yaml setting for these runs (repeatable), e.g.
+    /// `--set sweep.p99_bound_ms=200`; recorded with each run.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub settings: Vec<Setting>,
 }

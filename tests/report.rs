@@ -473,3 +473,113 @@ fn latency_over_time_is_drawn_beside_the_rates() {
         );
     }
 }
+
+/// A rate sweep of two lines (one falls short at 8,000/s by saturating, the
+/// other at 4,000/s by going over the bound, then bisected to 3,000/s) and
+/// a parallelism sweep, crafted from a fixture run: the page draws
+/// latency against rate with a curve per line and each line's mark, and
+/// tables each line's maximum sustainable throughput with its bracket.
+#[test]
+fn a_sweep_draws_latency_against_rate_and_tables_each_lines_bracket() {
+    use streamsuite::results::{Better, Metric, Regime, RunRecord, SweepKind, SweepTag};
+    let fixture_runs = report::load_results(&fixture().join("results"), BadLines::Fail).unwrap();
+    let template = fixture_runs["stateless"]
+        .iter()
+        .find(|r| r.line == "rustpipe" && r.regime == Some(Regime::KeepUp))
+        .unwrap()
+        .clone();
+    let tag = |id: &str, kind, step| SweepTag {
+        id: id.to_string(),
+        kind,
+        p99_bound_ms: (kind == SweepKind::Rate).then_some(250.0),
+        bisect_step: step,
+    };
+    let run = |line: &str, rate: u64, added_p99: Option<f64>, step: Option<u32>, i: u32| {
+        let mut r: RunRecord = template.clone();
+        r.run_id = format!("20261202T10{i:02}00Z-{line}-sw{i:02}");
+        r.batch_id = format!("sweep-batch-{}", step.unwrap_or(0));
+        r.started_at = format!("2026-12-02T10:{i:02}:00Z");
+        r.line = line.to_string();
+        r.config.rate = rate;
+        r.flags.clear();
+        r.sweep = Some(tag("20261202T100000Z-sweep-aa11", SweepKind::Rate, step));
+        match added_p99 {
+            Some(p99) => {
+                r.regime = Some(Regime::KeepUp);
+                for (name, v) in [("added_p50_ms", p99 / 3.0), ("added_p99_ms", p99)] {
+                    r.metrics
+                        .insert(name.into(), Metric::new(v, "ms", Better::Lower));
+                }
+            }
+            None => {
+                r.regime = Some(Regime::Saturated);
+                for name in ["added_p50_ms", "added_p99_ms", "latency_p99_ms"] {
+                    r.metrics.remove(name);
+                }
+            }
+        }
+        r
+    };
+    let mut records = vec![
+        run("rustpipe", 2000, Some(12.0), None, 1),
+        run("rustpipe-eos", 2000, Some(60.0), None, 2),
+        run("rustpipe", 4000, Some(18.0), None, 3),
+        run("rustpipe-eos", 4000, Some(400.0), None, 4),
+        run("rustpipe", 8000, None, None, 5),
+        run("rustpipe-eos", 8000, None, None, 6),
+        run("rustpipe", 6000, Some(30.0), Some(1), 7),
+        run("rustpipe-eos", 3000, Some(120.0), Some(1), 8),
+    ];
+    for (i, parallelism) in [1u32, 2].into_iter().enumerate() {
+        let mut r = template.clone();
+        r.run_id = format!("20261202T1100{i}0Z-rustpipe-par{i}");
+        r.started_at = format!("2026-12-02T11:00:{i}0Z");
+        r.config.parallelism = parallelism;
+        r.sweep = Some(tag(
+            "20261202T110000Z-sweep-bb22",
+            SweepKind::Parallelism,
+            None,
+        ));
+        records.push(r);
+    }
+    let results = std::collections::BTreeMap::from([("stateless".to_string(), records)]);
+    let pages = report::render_site(&suite(), &results, &[]).unwrap();
+    let html = page(&pages, "stateless.html");
+    // Newest first: the parallelism sweep, then the rate sweep.
+    let section = |id: &str| {
+        html.split(&format!(r#"<h2 id="{id}">"#))
+            .nth(1)
+            .and_then(|s| s.split("<h2 ").next())
+            .unwrap_or_else(|| panic!("no section {id}"))
+            .to_string()
+    };
+    let rate = section("sweep-2");
+    assert!(
+        rate.starts_with("Rate sweep · rustpipe, rustpipe-eos"),
+        "{rate}"
+    );
+    for line in ["rustpipe", "rustpipe-eos"] {
+        assert!(
+            rate.contains(&format!("<title>{line}</title></polyline>")),
+            "a curve of {line}"
+        );
+    }
+    assert!(rate.contains("rustpipe falls short") && rate.contains("rustpipe-eos falls short"));
+    assert!(rate.contains("bound 250 ms"));
+    // rustpipe: sustained to 6,000 (bisected), saturated at 8,000;
+    // rustpipe-eos: 400 ms over the bound at 4,000, sustained at 3,000.
+    assert!(
+        rate.contains("<td>rustpipe</td><td>6,000</td><td>6,000 – 8,000</td><td>saturated</td>"),
+        "{rate}"
+    );
+    assert!(rate.contains("<td>rustpipe-eos</td><td>3,000</td><td>3,000 – 4,000</td><td>added p99 400.0 ms over the 250 ms bound</td>"), "{rate}");
+    assert!(rate.contains("1 bisection step(s) after the grid"));
+    let parallelism = section("sweep-1");
+    assert!(
+        parallelism.starts_with("Parallelism sweep · rustpipe"),
+        "{parallelism}"
+    );
+    assert!(parallelism.contains("capacity against parallelism"));
+    assert!(parallelism.contains("efficiency against parallelism"));
+    insta::assert_snapshot!("sweep_sections", format!("{rate}\n{parallelism}"));
+}

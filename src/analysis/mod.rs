@@ -11,6 +11,7 @@ pub mod paired;
 pub mod rig_multiples;
 pub mod sanity;
 pub mod steady;
+pub mod sweep;
 pub mod window;
 
 use crate::results::Regime;

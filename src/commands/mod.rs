@@ -27,10 +27,12 @@ use crate::workloads;
 mod compare;
 mod regress;
 mod run;
+mod sweep;
 
 use compare::compare;
 use regress::regress;
 use run::{batch, chaos, run};
+use sweep::sweep;
 
 /// Runs `cli`'s command; returns the process exit code.
 pub fn execute(cli: Cli) -> Result<i32> {
@@ -47,6 +49,7 @@ pub fn execute(cli: Cli) -> Result<i32> {
         Command::Run(args) => run(&load(&cli.config)?, args),
         Command::Batch(args) => batch(&load(&cli.config)?, args),
         Command::Chaos(args) => chaos(&load(&cli.config)?, args),
+        Command::Sweep(args) => sweep(&load(&cli.config)?, args),
         Command::Compare(args) => compare(&load(&cli.config)?, args),
         Command::Regress(args) => regress(&load(&cli.config)?, args),
         Command::Report(args) => report(&load(&cli.config)?, args),

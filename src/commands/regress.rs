@@ -48,9 +48,8 @@ pub(super) fn regress(suite: &crate::config::Suite, args: RegressArgs) -> Result
     let workload = suite.workload(&args.workload)?;
     check_implements(line, workload)?;
     let entry = |version| LineEntry {
-        line,
         version,
-        settings: Vec::new(),
+        ..LineEntry::of(line)
     };
     let outcome = run_lines(
         suite,
@@ -62,6 +61,7 @@ pub(super) fn regress(suite: &crate::config::Suite, args: RegressArgs) -> Result
             chaos: None,
             drain: None,
             settings: Vec::new(),
+            sweep: None,
         },
     )?;
     let results = report::load_results(&outcome.results_dir, BadLines::Warn)?;
@@ -336,6 +336,7 @@ mod tests {
             results_dir: PathBuf::from("/r"),
             versions: vec!["1".into(), "2".into()],
             failed,
+            records: Vec::new(),
         }
     }
 

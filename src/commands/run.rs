@@ -17,10 +17,10 @@ use crate::config::{
 use crate::interrupt::{Interrupt, Interrupted};
 use crate::lock::{RunLock, WhenHeld};
 use crate::model::host::HostInfo;
-use crate::products::{self, Availability};
+use crate::products::{self, Availability, Installation};
 use crate::report::{self, BadLines};
-use crate::results::{self, RunConfig, RunRecord};
-use crate::runner::batch::{run_batch, BatchLine};
+use crate::results::{self, RunConfig, RunRecord, SweepTag};
+use crate::runner::batch::{run_batch, BatchLine, BatchOutcome};
 use crate::runner::{self, RunContext};
 use crate::workloads;
 
@@ -37,9 +37,8 @@ pub(super) fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
         suite,
         LinesRequest {
             lines: vec![LineEntry {
-                line,
                 version: args.product_version.as_deref(),
-                settings: Vec::new(),
+                ..LineEntry::of(line)
             }],
             workload,
             options: args.options,
@@ -47,6 +46,7 @@ pub(super) fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
             chaos: args.chaos,
             drain: args.drain,
             settings: args.settings,
+            sweep: None,
         },
     )
     .map(|outcome| outcome.exit_code())
@@ -78,17 +78,14 @@ pub(super) fn chaos(suite: &Suite, args: ChaosArgs) -> Result<i32> {
     run_lines(
         suite,
         LinesRequest {
-            lines: vec![LineEntry {
-                line,
-                version: None,
-                settings: Vec::new(),
-            }],
+            lines: vec![LineEntry::of(line)],
             workload,
             options,
             rounds: 1,
             chaos: Some(plan),
             drain: None,
             settings: args.settings,
+            sweep: None,
         },
     )
     .map(|outcome| outcome.exit_code())
@@ -133,9 +130,8 @@ pub(super) fn batch(suite: &Suite, args: BatchArgs) -> Result<i32> {
             lines: lines
                 .into_iter()
                 .map(|(line, settings)| LineEntry {
-                    line,
-                    version: None,
                     settings,
+                    ..LineEntry::of(line)
                 })
                 .collect(),
             workload,
@@ -144,6 +140,7 @@ pub(super) fn batch(suite: &Suite, args: BatchArgs) -> Result<i32> {
             chaos: None,
             drain: None,
             settings: args.settings,
+            sweep: None,
         },
     )
     .map(|outcome| outcome.exit_code())
@@ -197,6 +194,50 @@ pub(super) struct LineEntry<'s> {
     pub(super) version: Option<&'s str>,
     /// Settings of this line alone (`LINE@KEY=VALUE`), over the batch's.
     pub(super) settings: Vec<Setting>,
+    /// The rate of this entry alone (a sweep's), over `--rate`.
+    pub(super) rate: Option<u64>,
+    /// `run.parallelism` for this entry alone (a sweep's), set as
+    /// `--set run.parallelism=N` would set it.
+    pub(super) parallelism: Option<u32>,
+}
+
+impl<'s> LineEntry<'s> {
+    /// `line` at its product's default version, with no settings of its own.
+    pub(super) fn of(line: LineRef<'s>) -> LineEntry<'s> {
+        LineEntry {
+            line,
+            version: None,
+            settings: Vec::new(),
+            rate: None,
+            parallelism: None,
+        }
+    }
+
+    /// The settings the entry adds over the batch's: its own, then its
+    /// parallelism.
+    fn own_settings(&self) -> Vec<Setting> {
+        let mut settings = self.settings.clone();
+        if let Some(n) = self.parallelism {
+            settings.push(Setting {
+                key: "run.parallelism".to_string(),
+                value: n.to_string(),
+            });
+        }
+        settings
+    }
+
+    /// The entry as progress lines name it: the line, its own settings,
+    /// and a sweep's rate.
+    fn label(&self) -> String {
+        let mut label = std::iter::once(self.line.line.name.clone())
+            .chain(self.own_settings().iter().map(Setting::to_string))
+            .collect::<Vec<_>>()
+            .join("@");
+        if let Some(rate) = self.rate {
+            label.push_str(&format!(" at {rate}/s"));
+        }
+        label
+    }
 }
 
 /// What `suite run`, `suite batch` and `suite regress` ask for: lines to run
@@ -212,6 +253,8 @@ pub(super) struct LinesRequest<'s> {
     pub(super) drain: Option<u64>,
     /// bench.yaml settings changed for these runs.
     pub(super) settings: Vec<Setting>,
+    /// The sweep these runs belong to.
+    pub(super) sweep: Option<SweepTag>,
 }
 
 /// How a batch went: its id, where it was recorded, the version each entry
@@ -221,6 +264,15 @@ pub(super) struct LinesOutcome {
     pub(super) results_dir: PathBuf,
     pub(super) versions: Vec<String>,
     pub(super) failed: usize,
+    /// Every record the batches wrote, in the order the runs ended.
+    pub(super) records: Vec<RunRecord>,
+}
+
+/// A later batch of the same session: entries of the first batch (by
+/// index) again, each at a rate of its own.
+pub(super) struct NextBatch {
+    pub(super) entries: Vec<(usize, u64)>,
+    pub(super) sweep: Option<SweepTag>,
 }
 
 impl LinesOutcome {
@@ -238,6 +290,17 @@ impl LinesOutcome {
 /// take the run lock, install every line, open the broker once, run the
 /// rounds, record each run as it ends and re-render the report.
 pub(super) fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<LinesOutcome> {
+    run_lines_then(suite, request, |_| Ok(None))
+}
+
+/// [`run_lines`], then, holding the host and the broker, the batches `next`
+/// asks for, each planned from every record written so far (a sweep's
+/// bisection), until it asks for none.
+pub(super) fn run_lines_then(
+    suite: &Suite,
+    request: LinesRequest<'_>,
+    mut next: impl FnMut(&[RunRecord]) -> Result<Option<NextBatch>>,
+) -> Result<LinesOutcome> {
     let workload = request.workload;
     let bench = suite.bench.with_settings(&request.settings)?;
     let window_s = checked_window(&request, &bench)?;
@@ -251,11 +314,12 @@ pub(super) fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<Line
     let folders = writable_folders(suite, &request)?;
     let interrupt = Interrupt::install()?;
     let cache = cache(suite)?;
-    let names: Vec<&str> = request
-        .lines
-        .iter()
-        .map(|l| l.line.line.name.as_str())
-        .collect();
+    let mut names: Vec<&str> = Vec::new();
+    for entry in &request.lines {
+        if !names.contains(&entry.line.line.name.as_str()) {
+            names.push(&entry.line.line.name);
+        }
+    }
     let holder = format!("{} {}", names.join(","), workload.name);
     let when_held = WhenHeld::from_no_wait(request.options.no_wait);
     let _lock = RunLock::acquire(&cache, &holder, when_held, &interrupt)?;
@@ -280,9 +344,56 @@ pub(super) fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<Line
         batch_id: batch_id.clone(),
         chaos: request.chaos.clone(),
         suite_commit: crate::provenance::suite_commit(&suite.root),
+        sweep: request.sweep.clone(),
     };
-    let recorded = |record: &RunRecord| record_run(suite, &folders, record);
-    let outcome = run_batch(&ctx, &lines, workload, request.rounds, recorded);
+    let mut records = Vec::new();
+    let mut recorded = |record: &RunRecord| {
+        records.push(record.clone());
+        record_run(suite, &folders, record)
+    };
+    let mut outcome = run_batch(&ctx, &lines, workload, request.rounds, &mut recorded);
+    while let Ok(done) = &outcome {
+        let Some(batch) = next(&records)? else {
+            break;
+        };
+        let later: Vec<BatchLine<'_>> = batch
+            .entries
+            .iter()
+            .map(|&(i, rate)| BatchLine {
+                line: lines[i].line,
+                label: LineEntry {
+                    rate: Some(rate),
+                    settings: request.lines[i].settings.clone(),
+                    parallelism: request.lines[i].parallelism,
+                    ..LineEntry::of(lines[i].line)
+                }
+                .label(),
+                installation: lines[i].installation.clone(),
+                config: RunConfig {
+                    rate,
+                    ..lines[i].config.clone()
+                },
+            })
+            .collect();
+        let ctx = RunContext {
+            batch_id: results::new_run_id("batch"),
+            chaos: ctx.chaos.clone(),
+            suite_commit: ctx.suite_commit.clone(),
+            sweep: batch.sweep,
+            ..ctx
+        };
+        let failed = done.failed;
+        let mut recorded = |record: &RunRecord| {
+            records.push(record.clone());
+            record_run(suite, &folders, record)
+        };
+        outcome = run_batch(&ctx, &later, workload, request.rounds, &mut recorded).map(|o| {
+            BatchOutcome {
+                runs: o.runs,
+                failed: failed + o.failed,
+            }
+        });
+    }
     // The sessions close whatever happened; an error other than an
     // interruption leaves them to their drop.
     if outcome.is_ok() || outcome.as_ref().is_err_and(|err| err.is::<Interrupted>()) {
@@ -299,6 +410,7 @@ pub(super) fn run_lines(suite: &Suite, request: LinesRequest<'_>) -> Result<Line
             .map(|l| l.installation.version.clone())
             .collect(),
         failed: outcome?.failed,
+        records,
     })
 }
 
@@ -341,8 +453,8 @@ fn line_config(
     let given: Vec<Setting> = request
         .settings
         .iter()
-        .chain(&entry.settings)
         .cloned()
+        .chain(entry.own_settings())
         .collect();
     let LineBench {
         bench: own,
@@ -351,7 +463,7 @@ fn line_config(
     let delivery = entry.line.line.delivery;
     // A JVM line waits out its JIT however short the bench's warm-up.
     let least_warmup_s = defaults.warmup_s.max(entry.line.product.min_warmup_s);
-    let rate = options.rate.unwrap_or(bench.default_rate());
+    let rate = entry.rate.or(options.rate).unwrap_or(bench.default_rate());
     Ok(RunConfig {
         rate: if drain { 0 } else { rate },
         warmup_s: if drain {
@@ -372,7 +484,7 @@ fn line_config(
         settings: given.iter().map(Setting::to_string).collect(),
         profile,
         product_settings,
-        parallelism: defaults.parallelism,
+        parallelism: own.run.parallelism,
         sample_interval_ms: defaults.sample_interval_ms,
         input_partitions: workload.input.partitions,
         drain_records: request.drain,
@@ -452,22 +564,32 @@ fn writable_folders(suite: &Suite, request: &LinesRequest<'_>) -> Result<Folders
 }
 
 /// Installs every line first: a missing product fails before any run.
+/// Entries of one product and version (a sweep's) share one install.
 fn install_lines<'s>(
     request: &LinesRequest<'s>,
     configs: Vec<RunConfig>,
     cache: &Cache,
     interrupt: &Interrupt,
 ) -> Result<Vec<BatchLine<'s>>> {
+    let mut installed: Vec<(&str, Option<&str>, Installation)> = Vec::new();
     let mut lines = Vec::new();
     for (entry, config) in request.lines.iter().zip(configs) {
-        let installation =
-            products::ensure_installed(entry.line.product, entry.version, cache, interrupt)?;
+        let product = entry.line.product;
+        let known = installed
+            .iter()
+            .find(|(name, version, _)| *name == product.name && *version == entry.version);
+        let installation = match known {
+            Some((_, _, installation)) => installation.clone(),
+            None => {
+                let installation =
+                    products::ensure_installed(product, entry.version, cache, interrupt)?;
+                installed.push((&product.name, entry.version, installation.clone()));
+                installation
+            }
+        };
         lines.push(BatchLine {
             line: entry.line,
-            label: std::iter::once(entry.line.line.name.clone())
-                .chain(entry.settings.iter().map(Setting::to_string))
-                .collect::<Vec<_>>()
-                .join("@"),
+            label: entry.label(),
             installation,
             config,
         });

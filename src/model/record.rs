@@ -39,6 +39,10 @@ pub struct RunRecord {
     /// told apart by it, and a release check's baseline is entry 1.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub entry: Option<u32>,
+    /// The sweep the run belongs to (`suite sweep`): its id, what it sweeps,
+    /// and for a bisection's run, its step.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sweep: Option<SweepTag>,
     /// RFC 3339, UTC.
     pub started_at: String,
     pub bench_version: u32,
@@ -122,6 +126,42 @@ impl Regime {
             Regime::KeepUp => "keep-up",
             Regime::Saturated => "saturated",
             Regime::Draining => "draining",
+        }
+    }
+}
+
+/// A run's place in a sweep: a grid of lines against rates or against
+/// parallelism, run as batches, and for a rate sweep the bisection that
+/// follows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SweepTag {
+    /// Shared by every run of one `suite sweep`, its grid and its bisection.
+    pub id: String,
+    pub kind: SweepKind,
+    /// A rate sweep's bound on added p99 (bench.yaml `sweep.p99_bound_ms`)
+    /// when it ran: the maximum sustainable throughput is judged against it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub p99_bound_ms: Option<f64>,
+    /// The bisection step that ran this rate, from 1; absent for the grid.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bisect_step: Option<u32>,
+}
+
+/// What a sweep varies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SweepKind {
+    /// The offered rate (`config.rate`).
+    Rate,
+    /// `run.parallelism` (`config.parallelism`).
+    Parallelism,
+}
+
+impl SweepKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SweepKind::Rate => "rate",
+            SweepKind::Parallelism => "parallelism",
         }
     }
 }

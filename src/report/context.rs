@@ -25,6 +25,7 @@ use super::resources::resources_table;
 use super::sanity;
 use super::summary::{summary, Summary};
 use super::svg::{self, FlowBox};
+use super::sweeps::{sweep_sections, SweepSection};
 use super::table::{date_time, Cell, Column, Row, Table};
 use super::throughput::throughput_table;
 use crate::config::{Suite, Workload};
@@ -70,6 +71,8 @@ pub struct WorkloadPage {
     /// One section per bench point with a comparable run, the default point
     /// first.
     pub points: Vec<PointSection>,
+    /// One section per sweep (`suite sweep`), newest first.
+    pub sweeps: Vec<SweepSection>,
     pub eos_cost: Table,
     pub sanity: Table,
     pub sanity_verdict: Verdict,
@@ -311,6 +314,7 @@ pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> Worklo
         summary: summary(iso, iso_name.clone(), iso_costs),
         latency: latency_section(iso, iso_name, iso_settings.detail()),
         points: sections,
+        sweeps: sweep_sections(&order, records, suite.bench.sweep.p99_bound_ms),
         eos_cost,
         sanity: sanity::sanity_table(&points, sanity_spec),
         sanity_verdict: sanity::sanity_verdict(&points, sanity_spec),

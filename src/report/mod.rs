@@ -29,6 +29,7 @@ mod sanity;
 mod settings;
 mod summary;
 mod svg;
+mod sweeps;
 mod table;
 mod throughput;
 
@@ -39,6 +40,7 @@ pub use context::{Header, IndexPage, PointSection, WorkloadEntry, WorkloadPage};
 pub use latency::LatencySection;
 pub use lines::Verdict;
 pub use summary::{Summary, SummaryItem};
+pub use sweeps::SweepSection;
 pub use table::{Cell, Column, Row, Table};
 
 use std::collections::BTreeMap;

@@ -187,6 +187,7 @@ mod tests {
             round: None,
             position: None,
             entry: None,
+            sweep: None,
             started_at: "2026-11-30T05:00:00Z".into(),
             bench_version: 1,
             host: HostInfo {
@@ -346,6 +347,29 @@ mod tests {
         assert!(text.contains("\"round\":2,\"position\":1"), "{text}");
         let read = &read_records(&path).unwrap()[0];
         assert_eq!((read.round, read.position), (Some(2), Some(1)));
+    }
+
+    #[test]
+    fn a_sweep_tag_is_written_and_read_back_and_absent_outside_a_sweep() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut r = record("a");
+        r.sweep = Some(SweepTag {
+            id: "20261201T000000Z-sweep-ab12".into(),
+            kind: SweepKind::Rate,
+            p99_bound_ms: Some(500.0),
+            bisect_step: Some(2),
+        });
+        let path = append_record(dir.path(), &r).unwrap();
+        append_record(dir.path(), &record("b")).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains(r#""sweep":{"id":"20261201T000000Z-sweep-ab12","kind":"rate","p99_bound_ms":500.0,"bisect_step":2}"#),
+            "{text}"
+        );
+        assert_eq!(text.matches("\"sweep\"").count(), 1, "{text}");
+        let read = read_records(&path).unwrap();
+        assert_eq!(read[0].sweep, r.sweep);
+        assert_eq!(read[1].sweep, None);
     }
 
     #[test]

@@ -37,7 +37,9 @@ use crate::gendata::GendataSummary;
 use crate::interrupt::{Interrupt, Interrupted};
 use crate::model::host::HostInfo;
 use crate::products::Installation;
-use crate::results::{Chaos, LatencySeries, RunConfig, RunRecord, Status, SCHEMA_VERSION};
+use crate::results::{
+    Chaos, LatencySeries, RunConfig, RunRecord, Status, SweepTag, SCHEMA_VERSION,
+};
 use batch::PlannedRun;
 use drain::DrainRun;
 use etl::EtlRun;
@@ -68,6 +70,8 @@ pub struct RunContext<'a> {
     pub chaos: Option<ChaosPlan>,
     /// The suite's git commit, recorded with each run.
     pub suite_commit: Option<String>,
+    /// The sweep the batch belongs to, recorded with each run.
+    pub sweep: Option<SweepTag>,
 }
 
 /// The topics and group of one run; named after the run so nothing is shared.
@@ -216,6 +220,7 @@ fn empty_record(
         latency_series: None,
         logs: PathBuf::new(),
         suite_commit: ctx.suite_commit.clone(),
+        sweep: ctx.sweep.clone(),
     }
 }
 

@@ -439,6 +439,7 @@ mod tests {
             batch_id: "test".into(),
             chaos: None,
             suite_commit: None,
+            sweep: None,
         };
         let config = short_config();
         let installation = Installation {

@@ -16,6 +16,7 @@ mod releases;
 mod runs;
 mod stalls;
 mod support;
+mod sweeps;
 mod verification;
 mod workloads;
 
@@ -34,6 +35,7 @@ fn main() {
     trials.extend(interrupted::trials());
     trials.extend(stalls::trials());
     trials.extend(batches::trials());
+    trials.extend(sweeps::trials());
     trials.extend(releases::trials());
     trials.extend(verification::trials());
     trials.extend(chaos::trials());

@@ -7,6 +7,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::model::broker::{BrokerShape, Replicas};
 
+mod sweep;
+
+pub use sweep::SweepConfig;
+
 use super::{
     key_line, parse_yaml, read_text, ClientProfile, CommitIntervals, ConfigError, EtlConfig,
 };
@@ -45,6 +49,9 @@ pub struct Bench {
     /// Where results JSONL files go, relative to bench.yaml's folder.
     #[serde(default = "default_results_dir")]
     pub results_dir: PathBuf,
+    /// What a rate sweep holds a line to (`suite sweep`).
+    #[serde(default)]
+    pub sweep: SweepConfig,
 }
 
 fn default_iso_rate() -> u64 {
@@ -434,6 +441,9 @@ impl Bench {
                 None,
                 "etl.events, etl.block_rows and etl.max_in_flight must be at least 1".into(),
             ));
+        }
+        if let Err(message) = self.sweep.check() {
+            return Err((Some("p99_bound_ms"), message));
         }
         if self.run.sample_interval_ms == 0 {
             return Err((None, "run.sample_interval_ms must be at least 1".into()));

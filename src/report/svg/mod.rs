@@ -91,16 +91,50 @@ enum YScale {
     Log,
 }
 
+/// A line drawn across a chart to mark a value.
+#[derive(Debug, Clone)]
+pub enum Mark {
+    /// A dashed vertical line at `x` in a curve's style, labelled at the
+    /// top (where a line stopped keeping up).
+    AtX {
+        x: f64,
+        style: SeriesStyle,
+        label: String,
+    },
+    /// A dashed horizontal line at `y`, labelled at its right end (a
+    /// bound); the y axis reaches it.
+    AtY { y: f64, label: String },
+}
+
 /// A line chart of `curves`, with `y_label` on the y axis (from 0 up).
 pub fn line_chart(curves: &[Curve], x_axis: &XAxis, y_label: &str, size: Size) -> String {
-    plot(curves, x_axis, YScale::Linear, y_label, size)
+    plot(curves, &[], false, x_axis, YScale::Linear, y_label, size)
+}
+
+/// A chart of figures against a setting (latency against offered rate,
+/// capacity against parallelism): each curve with a dot at every point, on
+/// a log y axis when `log`, with `marks` across it.
+pub fn points_chart(
+    curves: &[Curve],
+    marks: &[Mark],
+    x_label: &str,
+    y_label: &str,
+    log: bool,
+    size: Size,
+) -> String {
+    let scale = if log { YScale::Log } else { YScale::Linear };
+    let x_axis = XAxis::Linear {
+        label: x_label.to_string(),
+        marker: None,
+    };
+    plot(curves, marks, true, &x_axis, scale, y_label, size)
 }
 
 /// A line chart of `curves` on a log y axis, for figures spanning orders of
 /// magnitude (latency over time, where a stall stands far above the rest).
 /// A point whose y is not a positive number is a gap: the curve breaks there.
 pub fn log_line_chart(curves: &[Curve], x_axis: &XAxis, y_label: &str, size: Size) -> String {
-    plot(curves, x_axis, YScale::Log, y_label, size)
+    plot(curves, &[], false, x_axis, YScale::Log, y_label, size)
 }
 
 /// The ticks of a log axis covering `min..=max` (both positive), and the
@@ -173,9 +207,15 @@ impl Frame {
 }
 
 /// The x range the chart spans: the nines' axis from 0, a linear one over
-/// the data (0..1 when there is none).
-fn x_range(curves: &[Curve], x_axis: &XAxis) -> (f64, f64) {
-    let xs = curves.iter().flat_map(|c| c.points.iter().map(|p| p.0));
+/// the data and the marks across x (0..1 when there is none).
+fn x_range(curves: &[Curve], marks: &[Mark], x_axis: &XAxis) -> (f64, f64) {
+    let xs = curves
+        .iter()
+        .flat_map(|c| c.points.iter().map(|p| p.0))
+        .chain(marks.iter().filter_map(|m| match m {
+            Mark::AtX { x, .. } => Some(*x),
+            Mark::AtY { .. } => None,
+        }));
     let (x_min, x_max) = match x_axis {
         XAxis::Nines { max } => (0.0, *max),
         XAxis::Linear { .. } => xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
@@ -189,12 +229,17 @@ fn x_range(curves: &[Curve], x_axis: &XAxis) -> (f64, f64) {
     }
 }
 
-/// The y axis's ticks, bottom and top for the points drawn.
-fn y_axis(curves: &[Curve], scale: YScale) -> (Vec<f64>, f64, f64) {
+/// The y axis's ticks, bottom and top for the points drawn and the marks
+/// across y.
+fn y_axis(curves: &[Curve], marks: &[Mark], scale: YScale) -> (Vec<f64>, f64, f64) {
     let ys = || {
         curves
             .iter()
             .flat_map(|c| c.points.iter().map(|p| p.1))
+            .chain(marks.iter().filter_map(|m| match m {
+                Mark::AtY { y, .. } => Some(*y),
+                Mark::AtX { .. } => None,
+            }))
             .filter(|y| Frame::drawn(scale, *y))
     };
     let y_top = ys().fold(0.0, f64::max);
@@ -215,16 +260,19 @@ fn y_axis(curves: &[Curve], scale: YScale) -> (Vec<f64>, f64, f64) {
     }
 }
 
-/// A line chart of `curves` on the y axis `scale`.
+/// A line chart of `curves` on the y axis `scale`, with `marks` across it
+/// and, with `dots`, a dot at every point.
 fn plot(
     curves: &[Curve],
+    marks: &[Mark],
+    dots: bool,
     x_axis: &XAxis,
     scale: YScale,
     y_label: &str,
     (width, height): Size,
 ) -> String {
-    let (x_min, x_max) = x_range(curves, x_axis);
-    let (y_ticks, y_low, y_max) = y_axis(curves, scale);
+    let (x_min, x_max) = x_range(curves, marks, x_axis);
+    let (y_ticks, y_low, y_max) = y_axis(curves, marks, scale);
     // The y axis title sits left of the widest tick label, never on it.
     let widest_tick = y_ticks
         .iter()
@@ -252,6 +300,12 @@ fn plot(
     for (i, curve) in curves.iter().enumerate() {
         draw_curve(&mut body, &frame, curve, i);
     }
+    if dots {
+        for curve in curves {
+            draw_dots(&mut body, &frame, curve);
+        }
+    }
+    draw_marks(&mut body, &frame, marks);
     format!(
         r#"<svg class="chart" xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" viewBox="0 0 {width} {height}" role="img">{body}</svg>"#
     )
@@ -380,6 +434,58 @@ fn draw_curve(body: &mut String, f: &Frame, curve: &Curve, index: usize) {
         tx = f.width - RIGHT + 36.0,
         ty = TOP + 14.0 + index as f64 * 18.0,
     );
+}
+
+/// A dot at each drawn point of `curve`, its value on hover.
+fn draw_dots(body: &mut String, f: &Frame, curve: &Curve) {
+    for (x, y) in curve.points.iter().filter(|p| Frame::drawn(f.scale, p.1)) {
+        let _ = write!(
+            body,
+            r#"<circle class="dot" cx="{:.1}" cy="{:.1}" r="3" fill="{c}"><title>{}: {} at {}</title></circle>"#,
+            f.px(*x),
+            f.py(*y),
+            escape(&curve.name),
+            tick_label(*y),
+            tick_label(*x),
+            c = curve.style.colour,
+        );
+    }
+}
+
+/// The marks across the plot area; vertical marks' labels stacked from
+/// the top, so two at one x stay readable.
+fn draw_marks(body: &mut String, f: &Frame, marks: &[Mark]) {
+    let mut stacked = 0.0;
+    for mark in marks {
+        match mark {
+            Mark::AtX { x, style, label } if *x >= f.x_min && *x <= f.x_max => {
+                let _ = write!(
+                    body,
+                    r#"<line class="stop" x1="{x:.1}" y1="{TOP}" x2="{x:.1}" y2="{y2:.1}" stroke="{c}" stroke-dasharray="4 3"><title>{l}</title></line><text class="marker-label" x="{tx:.1}" y="{ty:.1}" text-anchor="end" fill="{c}">{l}</text>"#,
+                    x = f.px(*x),
+                    y2 = TOP + f.plot_h,
+                    c = style.colour,
+                    l = escape(label),
+                    tx = f.px(*x) - 4.0,
+                    ty = TOP + 12.0 + stacked,
+                );
+                stacked += 12.0;
+            }
+            Mark::AtY { y, label } if Frame::drawn(f.scale, *y) => {
+                let _ = write!(
+                    body,
+                    r#"<line class="marker" x1="{left:.1}" y1="{y:.1}" x2="{x2:.1}" y2="{y:.1}"><title>{l}</title></line><text class="marker-label" x="{tx:.1}" y="{ty:.1}" text-anchor="end">{l}</text>"#,
+                    left = f.left,
+                    y = f.py(*y),
+                    x2 = f.left + f.plot_w,
+                    l = escape(label),
+                    tx = f.left + f.plot_w - 4.0,
+                    ty = f.py(*y) - 4.0,
+                );
+            }
+            _ => {}
+        }
+    }
 }
 
 /// One bar of a bar chart.
