@@ -25,6 +25,7 @@ use crate::runner::{self};
 use crate::workloads;
 
 mod compare;
+mod lines;
 mod regress;
 mod run;
 mod sweep;

@@ -15,7 +15,8 @@ use crate::report::{self, BadLines};
 use crate::results::RunRecord;
 
 use super::compare::{paired_label, print_paired};
-use super::run::{check_implements, run_lines, LineEntry, LinesOutcome, LinesRequest};
+use super::lines::{run_lines, LineEntry, LinesOutcome, LinesRequest};
+use super::run::check_implements;
 
 /// The exit code of a regression found, apart from errors (1) and usage
 /// errors (2), so that a CI job tells "slower" from "broken".

@@ -6,7 +6,8 @@
 
 use anyhow::Result;
 
-use super::run::{check_implements, run_lines_then, LineEntry, LinesRequest, NextBatch};
+use super::lines::{run_lines_then, LineEntry, LinesRequest, NextBatch};
+use super::run::check_implements;
 use crate::analysis::sweep::{bracket, next_rate, rate_points, Bracket, Outcome};
 use crate::cli::{SweepArgs, DEFAULT_BISECT_STEPS};
 use crate::config::{LineRef, Suite};
@@ -15,7 +16,9 @@ use crate::results::{self, RunRecord, SweepKind, SweepTag};
 /// `suite sweep`: the grid, then (rate sweeps) the bisection, then each
 /// line's outcome per point and its maximum sustainable throughput.
 pub(super) fn sweep(suite: &Suite, args: SweepArgs) -> Result<i32> {
-    let workload = suite.workload(&args.workload)?;
+    let workload = &suite
+        .workload(&args.workload)?
+        .with_settings(&args.settings)?;
     let mut lines: Vec<LineRef<'_>> = Vec::new();
     for name in &args.lines {
         let line = suite.line(name, None)?;
@@ -25,24 +28,7 @@ pub(super) fn sweep(suite: &Suite, args: SweepArgs) -> Result<i32> {
         check_implements(line, workload)?;
         lines.push(line);
     }
-    let (kind, values) = match (&args.rates, &args.parallelism) {
-        (Some(rates), None) => (SweepKind::Rate, parse_values("--rates", rates, "rates")?),
-        (None, Some(values)) => (
-            SweepKind::Parallelism,
-            parse_values("--parallelism", values, "parallelism")?,
-        ),
-        // clap requires exactly one of the two
-        _ => anyhow::bail!("give --rates A,B,C or --parallelism A,B,C"),
-    };
-    if kind == SweepKind::Rate && args.options.rate.is_some() {
-        anyhow::bail!(
-            "--rate does not apply to a rate sweep, whose rates are --rates; \
-             --rate sets a parallelism sweep's rate"
-        );
-    }
-    if kind == SweepKind::Parallelism && values.iter().any(|v| *v > u64::from(u32::MAX)) {
-        anyhow::bail!("--parallelism takes values up to {}", u32::MAX);
-    }
+    let (kind, values) = sweep_points(&args)?;
     let bench = suite.bench.with_settings(&args.settings)?;
     let bound = bench.sweep.p99_bound_ms;
     let tag = SweepTag {
@@ -51,76 +37,35 @@ pub(super) fn sweep(suite: &Suite, args: SweepArgs) -> Result<i32> {
         p99_bound_ms: (kind == SweepKind::Rate).then_some(bound),
         bisect_step: None,
     };
-    // Value by value, the lines of one value side by side: the runs of a
-    // point meet the same machine weather.
-    let entries: Vec<LineEntry<'_>> = values
-        .iter()
-        .flat_map(|&value| {
-            lines.iter().map(move |&line| match kind {
-                SweepKind::Rate => LineEntry {
-                    rate: Some(value),
-                    ..LineEntry::of(line)
-                },
-                SweepKind::Parallelism => LineEntry {
-                    parallelism: Some(value as u32),
-                    ..LineEntry::of(line)
-                },
-            })
-        })
-        .collect();
+    let entries = grid_entries(&lines, kind, &values);
     let steps = match kind {
         SweepKind::Rate => args.bisect_steps.unwrap_or(DEFAULT_BISECT_STEPS),
         SweepKind::Parallelism => 0,
     };
+    let names: Vec<&str> = lines.iter().map(|l| l.line.name.as_str()).collect();
+    let bisection = match steps {
+        0 => String::new(),
+        n => format!(" · then up to {n} bisection step(s)"),
+    };
     eprintln!(
-        "sweep {} · {} · {} over {} · {} round(s){}",
+        "sweep {} · {} · {} over {} · {} round(s){bisection}",
         tag.id,
         workload.name,
-        lines
-            .iter()
-            .map(|l| l.line.name.as_str())
-            .collect::<Vec<_>>()
-            .join(", "),
+        names.join(", "),
         values_text(kind, &values),
         args.rounds.max(1),
-        if steps > 0 {
-            format!(" · then up to {steps} bisection step(s)")
-        } else {
-            String::new()
-        }
     );
     let mut step = 0;
-    let next = |records: &[RunRecord]| -> Result<Option<NextBatch>> {
-        if step >= steps {
-            return Ok(None);
-        }
-        // The grid's entry of line i at the first value is entry i.
-        let mut entries = Vec::new();
-        for (i, line) in lines.iter().enumerate() {
-            let runs = line_runs(records, &line.line.name);
-            if let Some(rate) = next_rate(&bracket(&rate_points(&runs, bound))) {
-                entries.push((i, rate));
-            }
-        }
-        if entries.is_empty() {
-            return Ok(None);
-        }
-        step += 1;
-        eprintln!(
-            "bisection step {step} of {steps}: {}",
-            entries
-                .iter()
-                .map(|&(i, rate)| format!("{} at {rate}/s", lines[i].line.name))
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
-        Ok(Some(NextBatch {
-            entries,
-            sweep: Some(SweepTag {
-                bisect_step: Some(step),
-                ..tag.clone()
+    let next = |records: &[RunRecord]| {
+        Ok(
+            next_step(&lines, records, bound, (&mut step, steps)).map(|entries| NextBatch {
+                entries,
+                sweep: Some(SweepTag {
+                    bisect_step: Some(step),
+                    ..tag.clone()
+                }),
             }),
-        }))
+        )
     };
     let outcome = run_lines_then(
         suite,
@@ -142,6 +87,82 @@ pub(super) fn sweep(suite: &Suite, args: SweepArgs) -> Result<i32> {
         SweepKind::Parallelism => print!("{}", parallelism_summary(&tag, &lines, &outcome.records)),
     }
     Ok(outcome.exit_code())
+}
+
+/// The grid's entries, value by value, the lines of one value side by
+/// side: the runs of a point meet the same machine weather.
+fn grid_entries<'s>(lines: &[LineRef<'s>], kind: SweepKind, values: &[u64]) -> Vec<LineEntry<'s>> {
+    values
+        .iter()
+        .flat_map(|&value| {
+            lines.iter().map(move |&line| match kind {
+                SweepKind::Rate => LineEntry {
+                    rate: Some(value),
+                    ..LineEntry::of(line)
+                },
+                SweepKind::Parallelism => LineEntry {
+                    parallelism: Some(value as u32),
+                    ..LineEntry::of(line)
+                },
+            })
+        })
+        .collect()
+}
+
+/// The next bisection step's entries, while steps are left (`step` of
+/// `steps`, counted here): each line whose bracket is closed, at its
+/// midpoint. The grid's entry of line i at the first value is entry i, so
+/// (i, rate) names the line. None when no step is left or no line needs one.
+fn next_step(
+    lines: &[LineRef<'_>],
+    records: &[RunRecord],
+    bound: f64,
+    (step, steps): (&mut u32, u32),
+) -> Option<Vec<(usize, u64)>> {
+    if *step >= steps {
+        return None;
+    }
+    let entries: Vec<(usize, u64)> = lines
+        .iter()
+        .enumerate()
+        .filter_map(|(i, line)| {
+            let runs = line_runs(records, &line.line.name);
+            next_rate(&bracket(&rate_points(&runs, bound))).map(|rate| (i, rate))
+        })
+        .collect();
+    if entries.is_empty() {
+        return None;
+    }
+    *step += 1;
+    let planned: Vec<String> = entries
+        .iter()
+        .map(|&(i, rate)| format!("{} at {rate}/s", lines[i].line.name))
+        .collect();
+    eprintln!("bisection step {step} of {steps}: {}", planned.join(", "));
+    Some(entries)
+}
+
+/// What the sweep varies and its values, checked against the other flags.
+fn sweep_points(args: &SweepArgs) -> Result<(SweepKind, Vec<u64>)> {
+    let (kind, values) = match (&args.rates, &args.parallelism) {
+        (Some(rates), None) => (SweepKind::Rate, parse_values("--rates", rates, "rates")?),
+        (None, Some(values)) => (
+            SweepKind::Parallelism,
+            parse_values("--parallelism", values, "parallelism")?,
+        ),
+        // clap requires exactly one of the two
+        _ => anyhow::bail!("give --rates A,B,C or --parallelism A,B,C"),
+    };
+    if kind == SweepKind::Rate && args.options.rate.is_some() {
+        anyhow::bail!(
+            "--rate does not apply to a rate sweep, whose rates are --rates; \
+             --rate sets a parallelism sweep's rate"
+        );
+    }
+    if kind == SweepKind::Parallelism && values.iter().any(|v| *v > u64::from(u32::MAX)) {
+        anyhow::bail!("--parallelism takes values up to {}", u32::MAX);
+    }
+    Ok((kind, values))
 }
 
 /// `A,B,C` as distinct whole numbers above 0, in increasing order; a clear

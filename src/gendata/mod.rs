@@ -7,6 +7,7 @@
 
 pub mod avro;
 pub mod event;
+mod keys;
 pub mod schedule;
 
 use std::path::PathBuf;
@@ -25,6 +26,8 @@ use crate::clock::{now_us, sleep_until_us};
 use crate::handoff::{WindowAnnouncement, WindowSource, WindowWatch};
 pub use crate::model::gendata::GendataSummary;
 pub use event::Event;
+use keys::event_key;
+pub use keys::KeyPartitions;
 use schedule::Schedule;
 
 /// What one gendata process is to do.
@@ -111,63 +114,6 @@ impl GendataPlan {
             ]);
         }
         args
-    }
-}
-
-/// The key of an event on a topic of several partitions: `region/service`,
-/// the key the workloads keep order by.
-fn event_key(region: &str, service: &str) -> String {
-    format!("{region}/{service}")
-}
-
-/// Which input partition each key's records go to, on an input of several.
-///
-/// The 42 keys are of unequal weight (regions are drawn by weight), so a
-/// hash would fill partitions unevenly (any hash of these keys leaves one
-/// of two partitions with about 60 % of the records) and a parallel run
-/// would measure the skew. The keys are dealt instead, heaviest first, each
-/// to the partition least full so far: every partition gets its share to
-/// within a few percent, and a key still has one partition. The table is a
-/// function of the event model alone, so verification finds every record's
-/// partition, and so its offset there, from its sequence number.
-#[derive(Debug, Clone)]
-pub struct KeyPartitions {
-    partitions: u32,
-    table: std::collections::HashMap<(&'static str, &'static str), i32>,
-}
-
-impl KeyPartitions {
-    pub fn new(partitions: u32) -> KeyPartitions {
-        let mut keys: Vec<(u32, &'static str, &'static str)> = event::REGIONS
-            .iter()
-            .flat_map(|&(region, weight)| {
-                event::SERVICES
-                    .iter()
-                    .map(move |&(service, _)| (weight, region, service))
-            })
-            .collect();
-        keys.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)).then(a.2.cmp(b.2)));
-        let mut load = vec![0u64; partitions.max(1) as usize];
-        let mut table = std::collections::HashMap::new();
-        for (weight, region, service) in keys {
-            let least = (0..load.len()).min_by_key(|&p| (load[p], p)).unwrap_or(0);
-            load[least] += u64::from(weight);
-            table.insert((region, service), least as i32);
-        }
-        KeyPartitions { partitions, table }
-    }
-
-    /// The input partition of record `seq` of the stream seeded by `seed`:
-    /// its key's; 0 on an input of one partition.
-    pub fn of_seq(&self, seed: u64, seq: u64) -> i32 {
-        if self.partitions <= 1 {
-            return 0;
-        }
-        let core = event::Core::generate(seed, seq);
-        self.table
-            .get(&(core.region, core.service))
-            .copied()
-            .unwrap_or(0)
     }
 }
 
@@ -510,33 +456,6 @@ fn send(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn every_partition_gets_its_share_of_the_records_and_each_key_one_partition() {
-        for partitions in [2u32, 3, 4, 8] {
-            let keys = KeyPartitions::new(partitions);
-            let mut counts = vec![0u64; partitions as usize];
-            let mut partition_of_key = std::collections::HashMap::new();
-            for seq in 0..50_000 {
-                let p = keys.of_seq(42, seq);
-                counts[p as usize] += 1;
-                let core = event::Core::generate(42, seq);
-                let first = *partition_of_key
-                    .entry((core.region, core.service))
-                    .or_insert(p);
-                assert_eq!(first, p, "{} / {}", core.region, core.service);
-            }
-            let fair = 50_000.0 / f64::from(partitions);
-            assert!(
-                counts
-                    .iter()
-                    .all(|&n| (n as f64 - fair).abs() < fair * 0.15),
-                "{partitions} partitions: {counts:?}"
-            );
-        }
-        let one = KeyPartitions::new(1);
-        assert!((0..100).all(|seq| one.of_seq(42, seq) == 0));
-    }
 
     #[test]
     fn the_slot_survives_the_delivery_opaque() {

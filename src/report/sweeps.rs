@@ -14,7 +14,7 @@ use super::lines::is_chaos;
 use super::svg::{self, Curve, Mark, SeriesStyle};
 use super::table::{date_time, fixed, grouped, Cell, Column, Row, Table};
 use crate::analysis::spread;
-use crate::analysis::sweep::{bracket, rate_points, Outcome};
+use crate::analysis::sweep::{bracket, rate_points, Outcome, RatePoint};
 use crate::results::{RunRecord, SweepKind};
 
 /// One sweep's section.
@@ -272,33 +272,7 @@ fn mst_table(lines: &[SweepLine<'_>], bound: f64) -> Table {
                 _ => None,
             })
             .unwrap_or_else(|| "none".to_string());
-        let rates: Vec<String> = points
-            .iter()
-            .map(|p| {
-                let mark = match p.outcome {
-                    Outcome::Sustained { .. } => "✓",
-                    Outcome::NotSustained(_) => "✗",
-                    Outcome::Unjudged(_) => "?",
-                };
-                format!("{} {mark}", grouped(p.rate as i64))
-            })
-            .collect();
-        let mut rates_cell = Cell::text(rates.join(" · ")).with_title(
-            points
-                .iter()
-                .map(|p| {
-                    let what = match &p.outcome {
-                        Outcome::Sustained { p99_ms } => {
-                            format!("sustained, added p99 {p99_ms:.1} ms")
-                        }
-                        Outcome::NotSustained(short) => short.describe(bound),
-                        Outcome::Unjudged(why) => format!("not judged: {why}"),
-                    };
-                    format!("{}/s ({} run(s)): {what}", p.rate, p.runs)
-                })
-                .collect::<Vec<_>>()
-                .join("; "),
-        );
+        let mut rates_cell = rates_cell(&points, bound);
         if !b.sustained_above.is_empty() {
             rates_cell.class = "warn".to_string();
         }
@@ -327,6 +301,34 @@ fn mst_table(lines: &[SweepLine<'_>], bound: f64) -> Table {
         }
     }
     table
+}
+
+/// The rates a line ran, each marked sustained (✓), not (✗) or not judged
+/// (?), with each one's outcome in the title.
+fn rates_cell(points: &[RatePoint], bound: f64) -> Cell {
+    let rates: Vec<String> = points
+        .iter()
+        .map(|p| {
+            let mark = match p.outcome {
+                Outcome::Sustained { .. } => "✓",
+                Outcome::NotSustained(_) => "✗",
+                Outcome::Unjudged(_) => "?",
+            };
+            format!("{} {mark}", grouped(p.rate as i64))
+        })
+        .collect();
+    let outcomes: Vec<String> = points
+        .iter()
+        .map(|p| {
+            let what = match &p.outcome {
+                Outcome::Sustained { p99_ms } => format!("sustained, added p99 {p99_ms:.1} ms"),
+                Outcome::NotSustained(short) => short.describe(bound),
+                Outcome::Unjudged(why) => format!("not judged: {why}"),
+            };
+            format!("{}/s ({} run(s)): {what}", p.rate, p.runs)
+        })
+        .collect();
+    Cell::text(rates.join(" · ")).with_title(outcomes.join("; "))
 }
 
 /// consumed/s and rows/s per core against parallelism.

@@ -54,6 +54,7 @@ pub(super) const HELPER_EXIT_TIMEOUT: Duration = Duration::from_secs(60);
 pub(super) const SCHEDULE_LEAD: Duration = Duration::from_secs(2);
 
 /// Everything a batch of runs shares.
+#[derive(Clone)]
 pub struct RunContext<'a> {
     pub bench: &'a Bench,
     pub cache: &'a Cache,
