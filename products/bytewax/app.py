@@ -1,6 +1,8 @@
 """Bytewax on the suite's stateless workload, configured by the suite's BENCH_* variables.
 
-One Bytewax worker runs a dataflow from Bytewax's own Kafka connectors:
+BENCH_PARALLELISM Bytewax workers (threads of one process, as `-w` starts
+them; each input partition is read by one worker) run a dataflow from
+Bytewax's own Kafka connectors:
 KafkaSource reads the input topic from the earliest offset, a map step
 decodes each record and turns each eu-* event into one JSON object with
 latency_ratio and sla_status added, and KafkaSink's producer writes those to
@@ -265,7 +267,7 @@ def main():
     try:
         cli_main(
             flow,
-            workers_per_process=1,
+            workers_per_process=env.integer("BENCH_PARALLELISM", 1),
             epoch_interval=timedelta(milliseconds=epoch_ms),
             recovery_config=RecoveryConfig(str(recovery_dir)),
         )

@@ -44,7 +44,7 @@ from faststream.kafka.annotations import KafkaMessage
 
 # The Python apps' shared helpers: products/common/python/bench_common.py.
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "common", "python")))
-from bench_common import BenchEnv, ClientProfile, enrich, is_kept  # noqa: E402
+from bench_common import BenchEnv, ClientProfile, enrich, is_kept, run_members  # noqa: E402
 
 READY_LINE = "faststream ready"
 CONFIG_LINE = "effective client config: "
@@ -346,4 +346,4 @@ def build():
 
 
 if __name__ == "__main__":
-    asyncio.run(build().run())
+    run_members("faststream", READY_LINE, lambda: asyncio.run(build().run()))

@@ -77,6 +77,7 @@ def main():
         sys.exit(f"pathway: BENCH_DELIVERY `{delivery}` is not offered (at-least-once only)")
     bootstrap = env("BENCH_BOOTSTRAP")
     commit_interval_ms = env.integer("BENCH_COMMIT_INTERVAL_MS", 1)
+    threads = env.integer("BENCH_PARALLELISM", 1)
     group_id = env("BENCH_GROUP_ID")
     profile = ClientProfile.from_env(env, static_member=True)
     consumer = {
@@ -87,17 +88,21 @@ def main():
         "fetch.min.bytes": str(profile.fetch_min_bytes),
         "fetch.wait.max.ms": str(profile.fetch_max_wait_ms),
         "max.partition.fetch.bytes": str(profile.max_partition_fetch_bytes),
-        # Pathway's streaming reader subscribes (group management): a static
-        # member of the run's group, so a process restarted after a kill
-        # rejoins under the same instance id and gets its partition back at
-        # once. One worker, so one consumer carries this instance id.
-        "group.instance.id": profile.group_instance_id,
         "session.timeout.ms": str(profile.session_timeout_ms),
         # The group's committed offsets come from librdkafka's auto-commit of
         # this consumer (Pathway's reader commits none itself).
         "enable.auto.commit": "true",
         "auto.commit.interval.ms": str(commit_interval_ms),
     }
+    # Pathway's streaming reader subscribes (group management). With one
+    # worker its one consumer is a static member of the run's group, so a
+    # process restarted after a kill rejoins under the same instance id and
+    # gets its partition back at once. Each of several workers has a consumer
+    # of its own built from this one configuration, and two static members
+    # with one instance id fence each other: then they join as dynamic
+    # members, and a restart waits for the group to rebalance.
+    if threads == 1:
+        consumer["group.instance.id"] = profile.group_instance_id
     producer = {
         "bootstrap.servers": bootstrap,
         "linger.ms": str(profile.linger_ms),
@@ -157,7 +162,7 @@ def main():
         **librdkafka_effective(consumer, producer),
         "session_timeout_ms": int(consumer["session.timeout.ms"]),
         "commit_interval_ms": commit_interval_ms,
-        "engine": {"autocommit_duration_ms": minibatch_ms},
+        "engine": {"autocommit_duration_ms": minibatch_ms, "threads": threads},
     }
 
     # Readiness: a one-row static table at engine time READY_TIME, concatenated
@@ -185,6 +190,8 @@ def main():
     # folder per consumer group, so a restarted process resumes from its last
     # snapshot rather than from the group's offsets.
     state_dir = os.path.join(tempfile.gettempdir(), "pathway-state-" + group_id)
+    # Pathway's worker threads, as `pathway spawn --threads N` sets them.
+    os.environ["PATHWAY_THREADS"] = str(threads)
     pw.run(
         monitoring_level=pw.MonitoringLevel.NONE,
         persistence_config=pw.persistence.Config(

@@ -40,7 +40,7 @@ from quixstreams.dataframe.windows import Count, Max, Sum
 
 # The Python apps' shared helpers: products/common/python/bench_common.py.
 sys.path.insert(0, os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "common", "python")))
-from bench_common import BenchEnv, ClientProfile, enrich, is_kept, librdkafka_effective  # noqa: E402
+from bench_common import BenchEnv, ClientProfile, enrich, is_kept, librdkafka_effective, run_members  # noqa: E402
 
 READY_LINE = "quix ready"
 CONFIG_LINE = "effective client config: "
@@ -267,4 +267,4 @@ def run_application(build, wire):
 
 
 if __name__ == "__main__":
-    main()
+    run_members("quix", READY_LINE, main)

@@ -4,7 +4,7 @@ configured by the suite's BENCH_* variables.
 Usage: app.py INSTALL_DIR (the suite's install folder; Spark's Kafka connector
 and its dependencies are the jars in INSTALL_DIR/jars).
 
-Runs Spark in local mode inside one JVM (local[1]: the one input partition is
+Runs Spark in local mode inside one JVM (local[N], N = BENCH_PARALLELISM: each input partition is
 one task per batch) and one streaming query, all in the JVM (no Python UDF):
 Kafka source from the earliest offset, from_json of the six fields the
 workload needs, a filter on region "eu-*", latency_ratio and sla_status
@@ -260,6 +260,16 @@ def main():
     bootstrap = env("BENCH_BOOTSTRAP")
     group = env("BENCH_GROUP_ID")
     commit_interval_ms = env.integer("BENCH_COMMIT_INTERVAL_MS", 1)
+    # Task slots: local[N]. The Kafka source reads each input partition as
+    # one task, so N slots run up to N partitions' tasks at once.
+    parallelism = env.integer("BENCH_PARALLELISM", 1)
+    partitions = env.integer("BENCH_INPUT_PARTITIONS", 1)
+    if trigger == "real-time" and parallelism < partitions:
+        sys.exit(
+            f"spark: real-time mode runs every input partition as a task that never ends, so it needs "
+            f"parallelism (local[N]) of at least the input's {partitions} partitions; got {parallelism}"
+        )
+    master = f"local[{parallelism}]"
     consumer, producer = client_profile()
     batch_ms = real_time_batch_ms(settings) if trigger == "real-time" else None
     # Real-time mode's batches may not be shorter than this (Spark refuses
@@ -286,7 +296,7 @@ def main():
     checkpoint = os.path.join(tempfile.gettempdir(), "streamsuite-spark", group)
     log4j = os.path.join(os.path.dirname(os.path.abspath(__file__)), "log4j2.properties")
     builder = (
-        SparkSession.builder.master("local[1]")
+        SparkSession.builder.master(master)
         .appName("streamsuite-spark")
         .config("spark.jars", ",".join(jars))
         .config("spark.ui.enabled", "false")
@@ -296,7 +306,7 @@ def main():
             "spark.driver.extraJavaOptions",
             f"-XX:+UseSerialGC -Dlog4j2.configurationFile=file:{log4j}",
         )
-        .config("spark.sql.shuffle.partitions", "1")
+        .config("spark.sql.shuffle.partitions", str(parallelism))
         .config("spark.sql.adaptive.enabled", "false")
         .config("spark.sql.streaming.stopTimeout", "5s")
     )
@@ -323,7 +333,7 @@ def main():
             "output_mode": "update",
             "async_progress_tracking": False,
             "group_commit": "each finished batch",
-            "master": "local[1]",
+            "master": master,
         }
     else:
         engine = {
@@ -332,7 +342,7 @@ def main():
             "async_progress_tracking": True,
             "async_progress_tracking_checkpoint_interval_ms": commit_interval_ms,
             "group_commit_interval_ms": commit_interval_ms,
-            "master": "local[1]",
+            "master": master,
         }
     config = effective_config(
         jvm,

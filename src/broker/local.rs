@@ -261,9 +261,13 @@ impl LocalBroker {
             if let Some((node, _)) = starting.iter().find(|(_, pid)| !process::is_alive(*pid)) {
                 let log = self.node_log(*node);
                 self.stop()?;
+                let which = if self.nodes == 1 {
+                    "local broker".to_string()
+                } else {
+                    format!("local broker node {}", node.0)
+                };
                 bail!(
-                    "local broker node {} exited while starting; last lines of {}:\n{}",
-                    node.0,
+                    "{which} exited while starting; last lines of {}:\n{}",
                     log.display(),
                     process::tail(&log, 20)
                 );

@@ -16,9 +16,6 @@ pub use local::{LocalBroker, NodeId};
 /// A broker ready for a run; stops the local broker on drop if it started it.
 pub struct BrokerSession {
     pub info: BrokerInfo,
-    /// The local broker's processes (one per node), sampled like the
-    /// harness's own; empty for an external broker.
-    pub pids: Vec<u32>,
     /// The local broker, which a chaos run may kill and start again; None
     /// for an external one.
     local: Option<LocalBroker>,
@@ -63,7 +60,6 @@ impl BrokerSession {
                         replication: replicas.replication,
                         min_insync_replicas: replicas.min_insync_replicas,
                     },
-                    pids: Vec::new(),
                     local: None,
                     started: None,
                 })
@@ -91,7 +87,6 @@ impl BrokerSession {
                 };
                 Ok(BrokerSession {
                     info,
-                    pids: local.running_pids(),
                     local: Some(local),
                     started,
                 })

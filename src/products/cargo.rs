@@ -53,6 +53,89 @@ pub fn build_command(cargo: &Path, source: &Path, bin: &str) -> Command {
     command
 }
 
+/// The folders of a release build that cargo reuses: compiled crates, build
+/// scripts' outputs and the fingerprints that say they are fresh.
+const REUSABLE: [&str; 3] = ["deps", "build", ".fingerprint"];
+
+/// The target folder of the workspace around `source`, as cargo reports it
+/// (CARGO_TARGET_DIR and the workspace's own configuration respected).
+pub fn target_dir(cargo: &Path, source: &Path) -> Result<PathBuf> {
+    #[derive(Deserialize)]
+    struct Metadata {
+        target_directory: PathBuf,
+    }
+    let output = Command::new(cargo)
+        .args(["metadata", "--format-version", "1", "--no-deps"])
+        .current_dir(source)
+        .stderr(std::process::Stdio::null())
+        .output()
+        .with_context(|| format!("running `{} metadata`", cargo.display()))?;
+    if !output.status.success() {
+        return Err(anyhow!(
+            "`cargo metadata` in {} {}",
+            source.display(),
+            output.status
+        ));
+    }
+    let metadata: Metadata =
+        serde_json::from_slice(&output.stdout).context("reading `cargo metadata`")?;
+    Ok(metadata.target_directory)
+}
+
+/// Whether `release` (a target folder's `release`) holds a build to reuse.
+pub fn is_release_build(release: &Path) -> bool {
+    REUSABLE.iter().all(|dir| release.join(dir).is_dir())
+}
+
+/// Copies the release build `release` (a target folder's `release`) into
+/// the new target folder `to`, so that a build of another commit of the
+/// same workspace compiles only what differs: the dependencies it shares
+/// (most of the build's time) are found fresh. A copy, not links: a crate
+/// the new build compiles again must not change the one it was copied from.
+pub fn seed_target(release: &Path, to: &Path) -> Result<()> {
+    let seeded = to.join("release");
+    std::fs::create_dir_all(&seeded).with_context(|| format!("creating {}", seeded.display()))?;
+    for dir in REUSABLE {
+        copy_tree(&release.join(dir), &seeded.join(dir))?;
+    }
+    Ok(())
+}
+
+/// `source`'s bytes and modification time (cargo judges freshness by the
+/// times of a build's outputs) into `target`.
+fn copy_file(source: &Path, target: &Path) -> Result<()> {
+    let copying = || format!("copying {} to {}", source.display(), target.display());
+    std::fs::copy(source, target).with_context(copying)?;
+    let modified = std::fs::metadata(source)
+        .and_then(|m| m.modified())
+        .with_context(copying)?;
+    std::fs::File::options()
+        .write(true)
+        .open(target)
+        .and_then(|f| f.set_modified(modified))
+        .with_context(copying)
+}
+
+/// `from`'s files and folders, recursively, into `to`; symbolic links are
+/// copied as links.
+fn copy_tree(from: &Path, to: &Path) -> Result<()> {
+    std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
+    for entry in std::fs::read_dir(from).with_context(|| format!("reading {}", from.display()))? {
+        let entry = entry.with_context(|| format!("reading {}", from.display()))?;
+        let (source, target) = (entry.path(), to.join(entry.file_name()));
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            copy_tree(&source, &target)?;
+        } else if kind.is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(&source)?, &target)
+                .with_context(|| format!("linking {}", target.display()))?;
+        } else {
+            copy_file(&source, &target)?;
+        }
+    }
+    Ok(())
+}
+
 /// One line of cargo's JSON messages; only compiler artifacts matter here.
 #[derive(Deserialize)]
 struct Message {
@@ -113,6 +196,7 @@ fn package_version(id: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::{Duration, SystemTime};
 
     const MESSAGES: &str = r#"{"reason":"compiler-artifact","package_id":"registry+https://github.com/rust-lang/crates.io-index#libc@0.2.191","manifest_path":"/r/libc/Cargo.toml","target":{"kind":["lib"],"crate_types":["lib"],"name":"libc","src_path":"/r/libc/src/lib.rs"},"filenames":["/t/release/deps/liblibc.rlib"],"executable":null,"fresh":true}
 {"reason":"compiler-artifact","package_id":"path+file:///w/crates/pipe#0.3.1","manifest_path":"/w/crates/pipe/Cargo.toml","target":{"kind":["bin"],"crate_types":["bin"],"name":"pipe","src_path":"/w/crates/pipe/src/main.rs"},"filenames":["/t/release/pipe"],"executable":"/t/release/pipe","fresh":false}
@@ -148,6 +232,41 @@ mod tests {
             Some("0.4.0")
         );
         assert_eq!(package_version("pipe"), None);
+    }
+
+    #[test]
+    fn a_seeded_target_holds_a_copy_of_the_release_build() {
+        let dir = tempfile::tempdir().unwrap();
+        let (release, to) = (
+            dir.path().join("from").join("release"),
+            dir.path().join("to"),
+        );
+        assert!(!is_release_build(&release));
+        for sub in REUSABLE {
+            std::fs::create_dir_all(release.join(sub).join("inner")).unwrap();
+            let file = release.join(sub).join("inner").join("file");
+            std::fs::write(&file, sub).unwrap();
+            let an_hour_ago = SystemTime::now() - Duration::from_secs(3600);
+            let file = std::fs::File::options().write(true).open(&file).unwrap();
+            file.set_modified(an_hour_ago).unwrap();
+        }
+        std::fs::write(release.join("suite"), "not reused").unwrap();
+        assert!(is_release_build(&release));
+        seed_target(&release, &to).unwrap();
+        for sub in REUSABLE {
+            let copied = to.join("release").join(sub).join("inner").join("file");
+            assert_eq!(std::fs::read_to_string(&copied).unwrap(), sub);
+            let original = release.join(sub).join("inner").join("file");
+            let modified = |p: &Path| std::fs::metadata(p).unwrap().modified().unwrap();
+            assert_eq!(
+                modified(&copied),
+                modified(&original),
+                "cargo judges by times"
+            );
+            std::fs::write(&copied, "rebuilt").unwrap();
+            assert_eq!(std::fs::read_to_string(original).unwrap(), sub);
+        }
+        assert!(!to.join("release").join("suite").exists());
     }
 
     #[test]

@@ -33,6 +33,9 @@ pub struct LaunchSettings {
     /// The interval of this line's delivery mode.
     pub commit_interval_ms: u64,
     pub parallelism: u32,
+    /// The input topic's partitions, which bound how many consumers of one
+    /// group get a share.
+    pub input_partitions: u32,
     pub workload: String,
     pub client: ClientProfile,
     /// The product's own `settings` as this run has them (BENCH_SETTINGS).
@@ -90,6 +93,7 @@ impl LaunchSettings {
                 self.commit_interval_ms.to_string(),
             ),
             ("BENCH_PARALLELISM", self.parallelism.to_string()),
+            ("BENCH_INPUT_PARTITIONS", self.input_partitions.to_string()),
             ("BENCH_WORKLOAD", self.workload.clone()),
             (
                 "BENCH_SETTINGS",

@@ -204,6 +204,7 @@ pub(super) fn launch_settings(run: &Run<'_>) -> Result<LaunchSettings> {
         delivery: line.line.delivery,
         commit_interval_ms: config.commit_interval_ms,
         parallelism: config.parallelism,
+        input_partitions: run.workload.input.partitions.max(1) as u32,
         workload: run.workload.name.clone(),
         client: config.client.clone(),
         product_settings: products::product_settings(line.product, &config.product_settings)?,

@@ -489,6 +489,8 @@ mod tests {
                 seed,
                 input_records: n,
                 committed: n,
+                covered: None,
+                partitions: 1,
                 schedule: Some(schedule),
                 delivery: Delivery::ExactlyOnce,
             })

@@ -10,7 +10,11 @@ and under the system python3 that runs its tests.
 
 import json
 import os
+import queue
+import signal
+import subprocess
 import sys
+import threading
 from dataclasses import dataclass
 from typing import Optional
 
@@ -176,3 +180,94 @@ def enrich(event):
         "latency_ratio": ratio,
         "sla_status": "breach" if ratio > 1 else "ok",
     }
+
+
+# Set in a member process of a group that run_members started.
+MEMBER_VAR = "BENCH_MEMBER"
+# Each member's own static member id and transactional id: the group's with
+# the member's number appended, the same after a restart.
+PER_MEMBER_VARS = ("BENCH_GROUP_INSTANCE_ID", "BENCH_TRANSACTIONAL_ID")
+
+
+def run_members(product, ready_line, main):
+    """Runs `main` once, or, with BENCH_PARALLELISM N above 1, as N processes
+    of one consumer group: how an app whose process holds one consumer
+    scales. This process then only starts the members (this same script,
+    with MEMBER_VAR set), passes their standard output on, prints
+    `ready_line` once every member has printed it, and exits with the first
+    failure. A member that ends unasked ends the
+    group: the suite sees the product fail, as it would one process.
+
+    One partition feeds one consumer, so N processes need N input partitions
+    (BENCH_INPUT_PARTITIONS); fewer is refused rather than left idle.
+    """
+    env = BenchEnv(product)
+    members = env.integer("BENCH_PARALLELISM", 1)
+    if members == 1 or os.environ.get(MEMBER_VAR):
+        main()
+        return
+    partitions = env.integer("BENCH_INPUT_PARTITIONS", 1)
+    if members > partitions:
+        sys.exit(
+            f"{product}: parallelism {members} runs {members} processes of one consumer group, "
+            f"which needs as many input partitions; the input has {partitions}"
+        )
+    sys.exit(_supervise(members, ready_line))
+
+
+def member_environment(environ, member):
+    """The environment of member `member` (0, 1, ...) of a group."""
+    child = dict(environ)
+    child[MEMBER_VAR] = str(member)
+    for name in PER_MEMBER_VARS:
+        if name in child:
+            child[name] = f"{child[name]}-{member}"
+    return child
+
+
+def _supervise(members, ready_line):
+    """Starts and watches the members; returns the group's exit status."""
+    lines = queue.Queue()
+    children = []
+    for member in range(members):
+        child = subprocess.Popen(
+            [sys.executable, "-u", *sys.argv],
+            env=member_environment(os.environ, member),
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        children.append(child)
+        threading.Thread(target=_pass_lines, args=(member, child.stdout, lines), daemon=True).start()
+    # The suite signals the product's whole process group, the members with
+    # it: this process only notes that the group is being stopped.
+    stopping = threading.Event()
+    signal.signal(signal.SIGTERM, lambda _signum, _frame: stopping.set())
+    signal.signal(signal.SIGINT, lambda _signum, _frame: stopping.set())
+    ready, ended, status = set(), 0, 0
+    while ended < members:
+        member, line = lines.get()
+        if line is None:
+            ended += 1
+            code = children[member].wait()
+            if code != 0 and status == 0:
+                status = code if code > 0 else 1
+            if not stopping.is_set():
+                print(f"member {member} of {members} ended ({code}); stopping the group", file=sys.stderr, flush=True)
+                stopping.set()
+                for other in children:
+                    if other.poll() is None:
+                        other.terminate()
+                status = status or 1
+        elif line.rstrip("\n") == ready_line:
+            ready.add(member)
+            if len(ready) == members:
+                print(ready_line, flush=True)
+        else:
+            print(line, end="", flush=True)
+    return status
+
+
+def _pass_lines(member, stream, lines):
+    for line in stream:
+        lines.put((member, line))
+    lines.put((member, None))

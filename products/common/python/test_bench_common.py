@@ -9,6 +9,12 @@ Run from the repository root: python3 -m unittest discover -s products/common/py
 import json
 import math
 import os
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
 import unittest
 from unittest import mock
 
@@ -18,6 +24,7 @@ from bench_common import (
     enrich,
     is_kept,
     librdkafka_effective,
+    member_environment,
 )
 
 CASES = os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "stateless-cases.json")
@@ -286,6 +293,101 @@ class LibrdkafkaReadBack(unittest.TestCase):
         producer = {"linger.ms": "5", "acks": "1", "enable.idempotence": False, "compression.type": "none"}
         effective = librdkafka_effective(consumer, producer)
         self.assertEqual((effective["acks"], effective["enable_idempotence"]), ("1", False))
+
+
+# An app of one consumer per process: each member prints its ids and the
+# readiness line, then waits for SIGTERM, or exits with BENCH_TEST_EXIT
+# (member 1 only) once ready.
+MEMBER_APP = textwrap.dedent(
+    """
+    import os, signal, sys, time
+    sys.path.insert(0, {common!r})
+    from bench_common import run_members
+
+    def main():
+        print("ids", os.environ["BENCH_GROUP_INSTANCE_ID"], os.environ["BENCH_TRANSACTIONAL_ID"], flush=True)
+        print("app ready", flush=True)
+        code = os.environ.get("BENCH_TEST_EXIT")
+        if code and os.environ.get("BENCH_MEMBER") == "1":
+            sys.exit(int(code))
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+        time.sleep(60)
+
+    run_members("app", "app ready", main)
+    """
+)
+
+
+class RunMembersTest(unittest.TestCase):
+    def start(self, parallelism, partitions, **extra):
+        folder = tempfile.mkdtemp()
+        script = os.path.join(folder, "app.py")
+        with open(script, "w", encoding="utf-8") as file:
+            file.write(MEMBER_APP.format(common=os.path.dirname(os.path.abspath(__file__))))
+        environ = dict(
+            os.environ,
+            BENCH_PARALLELISM=str(parallelism),
+            BENCH_INPUT_PARTITIONS=str(partitions),
+            BENCH_GROUP_INSTANCE_ID="g-member",
+            BENCH_TRANSACTIONAL_ID="g-txn",
+            **extra,
+        )
+        environ.pop("BENCH_MEMBER", None)
+        return subprocess.Popen(
+            [sys.executable, "-u", script],
+            env=environ,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            start_new_session=True,
+        )
+
+    def read_until_ready(self, process):
+        lines = []
+        for line in process.stdout:
+            lines.append(line.rstrip("\n"))
+            if lines[-1] == "app ready":
+                break
+        return lines
+
+    def test_each_member_has_its_own_ids_and_the_group_is_ready_once(self):
+        process = self.start(2, 2)
+        lines = self.read_until_ready(process)
+        os.killpg(process.pid, signal.SIGTERM)
+        rest, _ = process.communicate(timeout=30)
+        self.assertEqual(process.returncode, 0)
+        self.assertEqual(lines[-1], "app ready")
+        ids = sorted(line for line in lines + rest.splitlines() if line.startswith("ids"))
+        self.assertEqual(ids, ["ids g-member-0 g-txn-0", "ids g-member-1 g-txn-1"])
+        self.assertNotIn("app ready", rest.splitlines(), "ready is printed once, for the group")
+
+    def test_a_member_that_ends_unasked_ends_the_group(self):
+        process = self.start(2, 4, BENCH_TEST_EXIT="3")
+        _, stderr = process.communicate(timeout=30)
+        self.assertEqual(process.returncode, 3)
+        self.assertIn("member 1 of 2 ended (3); stopping the group", stderr)
+
+    def test_more_processes_than_partitions_is_refused(self):
+        process = self.start(3, 2)
+        _, stderr = process.communicate(timeout=30)
+        self.assertNotEqual(process.returncode, 0)
+        self.assertEqual(
+            stderr.strip(),
+            "app: parallelism 3 runs 3 processes of one consumer group, which needs as many "
+            "input partitions; the input has 2",
+        )
+
+    def test_one_member_runs_in_this_process(self):
+        process = self.start(1, 1, BENCH_TEST_EXIT="3")
+        lines = self.read_until_ready(process)
+        self.assertEqual(lines, ["ids g-member g-txn", "app ready"])
+        os.killpg(process.pid, signal.SIGTERM)
+        process.communicate(timeout=30)
+        self.assertEqual(process.returncode, 0)
+
+    def test_a_member_environment_appends_its_number(self):
+        child = member_environment({"BENCH_GROUP_INSTANCE_ID": "m", "OTHER": "x"}, 2)
+        self.assertEqual(child, {"BENCH_GROUP_INSTANCE_ID": "m-2", "OTHER": "x", "BENCH_MEMBER": "2"})
 
 
 if __name__ == "__main__":

@@ -406,7 +406,9 @@ fn build_revision(
         package,
     );
     // Its own target folder, kept: later runs of this commit start at once.
-    step.env("CARGO_TARGET_DIR", dir.join("target"));
+    let target = dir.join("target");
+    seed_target_folder(name, cargo, &workspace, &target);
+    step.env("CARGO_TARGET_DIR", &target);
     let message = format!(
         "building {name} at {} in {} (the first build of a commit takes minutes) ...",
         revision.label(),
@@ -416,6 +418,43 @@ fn build_revision(
     fs::write(dir.join(MARKER), built.bin.to_string_lossy().as_bytes())
         .with_context(|| format!("writing {}", dir.join(MARKER).display()))?;
     Ok(installed(built))
+}
+
+/// Seeds a revision's new target folder with a release build that a commit
+/// of the same workspace mostly shares: the working tree's, else the one the
+/// suite itself was built in (the workspace may be a clone with no build).
+/// On any failure the revision is built from nothing, and the line says why.
+fn seed_target_folder(name: &str, cargo: &Path, workspace: &Path, target: &Path) {
+    if target.exists() {
+        return;
+    }
+    let working_tree = cargo::target_dir(cargo, workspace)
+        .ok()
+        .map(|dir| dir.join("release"));
+    let suite_build = std::env::current_exe()
+        .ok()
+        .and_then(|exe| exe.parent().map(Path::to_path_buf));
+    let Some(release) = [working_tree, suite_build]
+        .into_iter()
+        .flatten()
+        .find(|release| cargo::is_release_build(release))
+    else {
+        return;
+    };
+    match cargo::seed_target(&release, target) {
+        Ok(()) => eprintln!(
+            "{name}: reusing the compiled dependencies of {}",
+            release.display()
+        ),
+        Err(e) => {
+            eprintln!(
+                "{name}: building every crate, {} could not be reused: {e:#}",
+                release.display()
+            );
+            // A half copy would only be rebuilt; start clean.
+            let _ = fs::remove_dir_all(target);
+        }
+    }
 }
 
 /// The binary `bin` of a whole build of one revision in `dir` and its
