@@ -72,6 +72,13 @@ pub struct TopicSpec {
     pub encoding: Encoding,
 }
 
+impl TopicSpec {
+    /// The topic's partitions as a count: at least one.
+    pub fn partition_count(&self) -> u32 {
+        self.partitions.max(1) as u32
+    }
+}
+
 impl Encoding {
     pub fn as_str(self) -> &'static str {
         match self {

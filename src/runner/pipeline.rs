@@ -204,7 +204,7 @@ pub(super) fn launch_settings(run: &Run<'_>) -> Result<LaunchSettings> {
         delivery: line.line.delivery,
         commit_interval_ms: config.commit_interval_ms,
         parallelism: config.parallelism,
-        input_partitions: run.workload.input.partitions.max(1) as u32,
+        input_partitions: run.workload.input.partition_count(),
         workload: run.workload.name.clone(),
         client: config.client.clone(),
         product_settings: products::product_settings(line.product, &config.product_settings)?,
@@ -220,7 +220,7 @@ pub(super) fn expectation(
     records_sent: u64,
     schedule: Option<crate::gendata::schedule::Schedule>,
 ) -> Result<Expectation> {
-    let partitions = run.workload.input.partitions.max(1) as u32;
+    let partitions = run.workload.input.partition_count();
     let seed = run.config.seed;
     let (committed, covered) = if run.line.product.commits_offsets {
         let by_partition = offsets.committed_by_partition(&run.names.input)?;
