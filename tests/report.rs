@@ -574,6 +574,11 @@ fn a_sweep_draws_latency_against_rate_and_tables_each_lines_bracket() {
     );
     assert!(rate.contains("<td>rustpipe-eos</td><td>3,000</td><td>3,000 – 4,000</td><td>added p99 400.0 ms over the 250 ms bound</td>"), "{rate}");
     assert!(rate.contains("1 bisection step(s) after the grid"));
+    // The broker's shape tells a cluster's sweep from a single node's.
+    assert!(
+        rate.contains("broker 1 node, replication 1, min ISR 1"),
+        "{rate}"
+    );
     let parallelism = section("sweep-1");
     assert!(
         parallelism.starts_with("Parallelism sweep · rustpipe"),

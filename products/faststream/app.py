@@ -271,7 +271,8 @@ def build():
     committer = Committer(env.integer("BENCH_COMMIT_INTERVAL_MS", 1))
     output_topic = env("BENCH_OUTPUT_TOPIC")
     broker = KafkaBroker(
-        env("BENCH_BOOTSTRAP"),
+        # aiokafka takes a string as one host: a cluster's list is split.
+        env("BENCH_BOOTSTRAP").split(","),
         **producer_config,
         max_batch_size=PRODUCER_BATCH_BYTES,
         # The suite creates the run's topics.

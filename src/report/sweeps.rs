@@ -97,11 +97,12 @@ fn section(
         .filter_map(|r| r.sweep.as_ref().and_then(|t| t.bisect_step))
         .max();
     let mut detail = format!(
-        "sweep {} · {} round(s) · window {} s · bench version {} · host {}",
+        "sweep {} · {} round(s) · window {} s · bench version {} · broker {} · host {}",
         tag.id,
         rounds,
         first.config.window_s,
         first.bench_version,
+        first.broker.shape(),
         host_label(&first.host)
     );
     let (heading, charts, table) = match tag.kind {
