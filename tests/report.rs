@@ -503,6 +503,12 @@ fn a_sweep_draws_latency_against_rate_and_tables_each_lines_bracket() {
         r.config.rate = rate;
         r.flags.clear();
         r.sweep = Some(tag("20261202T100000Z-sweep-aa11", SweepKind::Rate, step));
+        // The rate sweep ran on a cluster, the parallelism sweep on one node.
+        (
+            r.broker.nodes,
+            r.broker.replication,
+            r.broker.min_insync_replicas,
+        ) = (3, 3, 2);
         match added_p99 {
             Some(p99) => {
                 r.regime = Some(Regime::KeepUp);
@@ -576,7 +582,7 @@ fn a_sweep_draws_latency_against_rate_and_tables_each_lines_bracket() {
     assert!(rate.contains("1 bisection step(s) after the grid"));
     // The broker's shape tells a cluster's sweep from a single node's.
     assert!(
-        rate.contains("broker 1 node, replication 1, min ISR 1"),
+        rate.contains("broker 3 nodes, replication 3, min ISR 2"),
         "{rate}"
     );
     let parallelism = section("sweep-1");
@@ -586,5 +592,9 @@ fn a_sweep_draws_latency_against_rate_and_tables_each_lines_bracket() {
     );
     assert!(parallelism.contains("capacity against parallelism"));
     assert!(parallelism.contains("efficiency against parallelism"));
+    assert!(
+        parallelism.contains("broker 1 node, replication 1, min ISR 1"),
+        "{parallelism}"
+    );
     insta::assert_snapshot!("sweep_sections", format!("{rate}\n{parallelism}"));
 }
