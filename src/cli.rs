@@ -120,6 +120,11 @@ pub struct ChaosArgs {
     /// of at fixed steps.
     #[arg(long, requires = "window")]
     pub seed: Option<u64>,
+    /// Kill one member of this role of the product's deployment each time
+    /// (taskmanager, member), the role's members in turn, instead of the
+    /// whole product; the other members keep running.
+    #[arg(long, value_name = "ROLE")]
+    pub member: Option<String>,
     #[command(flatten)]
     pub options: RunOptions,
     /// Change a bench.yaml setting for this run (repeatable); recorded with it.
@@ -152,6 +157,11 @@ pub struct RunOptions {
     /// its own bench point).
     #[arg(long, value_enum, default_value_t = Profile::Uniform)]
     pub profile: Profile,
+    /// The form each product runs in: `embedded` (one process tree, the
+    /// default) or a deployment its product.yaml offers, such as `cluster`
+    /// (the engine's own cluster processes on this host). Sets run.deploy.
+    #[arg(long, value_name = "NAME")]
+    pub deploy: Option<String>,
 }
 
 /// Rounds of `suite batch` and `suite regress`: the fewest where an exact
@@ -163,7 +173,7 @@ pub struct BatchArgs {
     /// Product lines (rustpipe, rustpipe-eos), run in this order in round 1
     /// and rotated by one place each round after (A B, B A, ...);
     /// `LINE@KEY=VALUE` runs a line with a client setting, commit interval
-    /// or product setting of its own (rustpipe@client.fetch_min_bytes=65536,
+    /// product setting or deployment of its own (rustpipe@client.fetch_min_bytes=65536,
     /// pathway@product.autocommit_duration_ms=2).
     #[arg(required_unless_present = "all", conflicts_with = "all")]
     pub lines: Vec<LineSpec>,
@@ -276,6 +286,10 @@ pub struct CompareArgs {
     /// The bench point's profile: `uniform` or `expert`.
     #[arg(long, value_enum, default_value_t = Profile::Uniform)]
     pub profile: Profile,
+    /// The bench point's deployment (default: bench.yaml's run.deploy); a
+    /// side's own `@run.deploy=` wins over it.
+    #[arg(long, value_name = "NAME")]
+    pub deploy: Option<String>,
     /// Folder of results JSONL (default: bench.yaml's results_dir).
     #[arg(long)]
     pub results: Option<PathBuf>,

@@ -187,9 +187,10 @@ impl Supervised {
             }
             if Instant::now() > deadline {
                 bail!(
-                    "{} was not ready within {}s; last lines of its stderr:\n{}",
+                    "{} was not ready within {}s (log: {}); last lines of its stderr:\n{}",
                     self.name,
                     timeout.as_secs(),
+                    self.stderr_log.display(),
                     self.stderr_tail()
                 );
             }
@@ -200,8 +201,9 @@ impl Supervised {
     pub fn check_alive(&mut self) -> Result<()> {
         if let Some(status) = self.child.try_wait()? {
             bail!(
-                "{} exited ({status}) during the run; last lines of its stderr:\n{}",
+                "{} exited ({status}) during the run (log: {}); last lines of its stderr:\n{}",
                 self.name,
+                self.stderr_log.display(),
                 self.stderr_tail()
             );
         }

@@ -598,3 +598,54 @@ fn a_sweep_draws_latency_against_rate_and_tables_each_lines_bracket() {
     );
     insta::assert_snapshot!("sweep_sections", format!("{rate}\n{parallelism}"));
 }
+
+/// A fixture run copied as a cluster deployment's, with three processes
+/// sampled: the page gives the cluster its own section, headed so, whose
+/// resources table counts the processes, and the embedded runs stay in
+/// theirs, with no such column.
+#[test]
+fn a_cluster_deployment_has_its_own_section_with_its_process_count() {
+    let fixture_runs = report::load_results(&fixture().join("results"), BadLines::Fail).unwrap();
+    let mut records = fixture_runs["stateless"].clone();
+    let mut clustered = records
+        .iter()
+        .find(|r| r.line == "rustpipe" && r.resources.is_some())
+        .unwrap()
+        .clone();
+    clustered.run_id = "20261203T100000Z-rustpipe-cl01".into();
+    clustered.batch_id = "cluster-batch".into();
+    clustered.config.deployment = "cluster".into();
+    let product = clustered
+        .resources
+        .as_mut()
+        .and_then(|r| r.product.as_mut())
+        .unwrap();
+    product.processes_max = Some(3);
+    records.push(clustered);
+    let results = std::collections::BTreeMap::from([("stateless".to_string(), records)]);
+    let pages = report::render_site(&suite(), &results, &[]).unwrap();
+    let html = page(&pages, "stateless.html");
+    // Each bench point's section; the heading names a deployment other than
+    // the embedded one.
+    let points: Vec<&str> = html
+        .split("<h2 ")
+        .filter(|s| s.starts_with(r#"id="point-"#))
+        .collect();
+    let heading = |s: &str| s.split("</h2>").next().unwrap_or_default().to_string();
+    let cluster: Vec<&&str> = points
+        .iter()
+        .filter(|s| heading(s).contains("cluster deployment"))
+        .collect();
+    assert_eq!(cluster.len(), 1, "one section of the cluster deployment");
+    let resources = cluster[0];
+    assert!(resources.contains("<th>processes</th>"), "{resources}");
+    assert!(resources.contains("<td>3</td>"), "{resources}");
+    assert!(points.len() > 1, "the embedded points keep their sections");
+    assert!(
+        points
+            .iter()
+            .filter(|s| !heading(s).contains("cluster deployment"))
+            .all(|s| !s.contains("<th>processes</th>")),
+        "the embedded sections have no process column"
+    );
+}

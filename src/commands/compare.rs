@@ -7,7 +7,7 @@ use anyhow::Result;
 
 use crate::analysis::paired::{self, BenchPoint, PairedFigure, RunFigures, Side, Verdict};
 use crate::cli::CompareArgs;
-use crate::config::{LineBench, LineSpec, Suite, Workload};
+use crate::config::{LineBench, LineSpec, Setting, Suite, Workload};
 use crate::model::host::HostInfo;
 use crate::report::{self, BadLines};
 use crate::results::{RunRecord, Status};
@@ -79,12 +79,15 @@ fn bench_point<'a>(
     spec: &LineSpec,
 ) -> Result<BenchPoint<'a>> {
     let product = suite.line(&spec.name, None)?.product;
+    let deploy = args.deploy.as_deref().map(Setting::deploy);
+    let settings: Vec<Setting> = deploy
+        .into_iter()
+        .chain(spec.settings.iter().cloned())
+        .collect();
     let LineBench {
         bench,
         product_settings,
-    } = suite
-        .bench
-        .for_line(product, args.profile, &spec.settings)?;
+    } = suite.bench.for_line(product, args.profile, &settings)?;
     Ok(BenchPoint {
         profile: args.profile,
         product_settings,
@@ -94,6 +97,7 @@ fn bench_point<'a>(
         commit_policy: bench.run.commit_interval_ms,
         client: bench.client,
         parallelism: bench.run.parallelism,
+        deployment: bench.run.deploy.clone(),
         input_partitions: workload.input.partitions,
         etl: workload.is_etl().then(|| bench.etl.clone()),
         bench_version: suite.bench.bench_version,
@@ -196,13 +200,14 @@ pub(super) fn paired_label(metric: &str) -> &str {
 /// A bench point in words.
 fn point_label(point: &BenchPoint<'_>) -> String {
     format!(
-        "{} · rate {}/s · window {} s · commit {}/{} ms (eos/alos) · parallelism {} · {} input partition(s) · bench_version {} · broker {} · this host",
+        "{} · rate {}/s · window {} s · commit {}/{} ms (eos/alos) · parallelism {} · deployment {} · {} input partition(s) · bench_version {} · broker {} · this host",
         point.workload,
         point.rate,
         point.window_s,
         point.commit_policy.exactly_once,
         point.commit_policy.at_least_once,
         point.parallelism,
+        point.deployment,
         point.input_partitions,
         point.bench_version,
         point.broker.as_deref().unwrap_or("of no recorded version")

@@ -12,8 +12,8 @@ use crate::cache::Cache;
 use crate::cli::RunOptions;
 use crate::clickhouse::SinkSession;
 use crate::config::{
-    Bench, BrokerConfig, ChaosPlan, LineBench, LineRef, Setting, Suite, Workload,
-    MIN_WINDOW_SAMPLES,
+    Bench, BrokerConfig, ChaosPlan, LineBench, LineRef, Product, Setting, Suite, Workload,
+    EMBEDDED, MIN_WINDOW_SAMPLES,
 };
 use crate::interrupt::{Interrupt, Interrupted};
 use crate::lock::{RunLock, WhenHeld};
@@ -319,16 +319,18 @@ fn line_config(
     let (options, workload, defaults) = (&request.options, request.workload, &bench.run);
     let drain = request.drain.is_some();
     let profile = options.profile;
-    let given: Vec<Setting> = request
-        .settings
-        .iter()
-        .cloned()
+    // `--deploy` first: a line's own `run.deploy` wins over it.
+    let deploy = options.deploy.as_deref().map(Setting::deploy);
+    let given: Vec<Setting> = deploy
+        .into_iter()
+        .chain(request.settings.iter().cloned())
         .chain(entry.own_settings())
         .collect();
     let LineBench {
         bench: own,
         product_settings,
     } = suite.bench.for_line(entry.line.product, profile, &given)?;
+    check_deployment(entry.line.product, &own.run.deploy, workload)?;
     let delivery = entry.line.line.delivery;
     // A JVM line waits out its JIT however short the bench's warm-up.
     let least_warmup_s = defaults.warmup_s.max(entry.line.product.min_warmup_s);
@@ -354,11 +356,30 @@ fn line_config(
         profile,
         product_settings,
         parallelism: own.run.parallelism,
+        deployment: own.run.deploy.clone(),
         sample_interval_ms: defaults.sample_interval_ms,
         input_partitions: workload.input.partitions,
         drain_records: request.drain,
         etl: workload.is_etl().then(|| own.etl.clone()),
     })
+}
+
+/// The product offers `deploy`, and the input has a partition for each of
+/// its processes that read it: one more would wait idle for a share.
+fn check_deployment(product: &Product, deploy: &str, workload: &Workload) -> Result<()> {
+    let deployment = product.deployment(deploy).map_err(anyhow::Error::msg)?;
+    let partitions = workload.input.partition_count();
+    if deploy != EMBEDDED && deployment.consumers() > partitions {
+        anyhow::bail!(
+            "{}: deployment `{deploy}` runs {} processes that read the input, which needs a \
+             partition for each; workload `{}` has {partitions} (give --set workload.partitions={})",
+            product.name,
+            deployment.consumers(),
+            workload.name,
+            deployment.consumers()
+        );
+    }
+    Ok(())
 }
 
 /// What the workload and the broker allow of the request: a paced run
@@ -394,6 +415,28 @@ fn check_request(
         anyhow::bail!(
             "chaos: {fault} falls outside the {window_s} s window; choose a time inside it"
         );
+    }
+    if let Some(role) = &plan.member {
+        for (entry, config) in request.lines.iter().zip(configs) {
+            let product = entry.line.product;
+            let deployment = product
+                .deployment(&config.deployment)
+                .map_err(anyhow::Error::msg)?;
+            if !deployment.processes.iter().any(|p| &p.role == role) {
+                let roles: Vec<&str> = deployment
+                    .processes
+                    .iter()
+                    .map(|p| p.role.as_str())
+                    .collect();
+                anyhow::bail!(
+                    "chaos: {} deployed `{}` has no member of role `{role}` (its roles: {}); \
+                     choose a deployment with --deploy",
+                    product.name,
+                    config.deployment,
+                    roles.join(", ")
+                );
+            }
+        }
     }
     if plan.broker_restart_at_s.is_some() {
         if let BrokerConfig::External { bootstrap, .. } = &bench.broker {

@@ -56,8 +56,9 @@ pub(super) fn chaos(suite: &Suite, args: ChaosArgs) -> Result<i32> {
             seconds: args.every.unwrap_or(DEFAULT_KILL_EVERY_S),
         },
     };
-    let (plan, window_s) =
+    let (mut plan, window_s) =
         ChaosPlan::campaign(args.kills, spacing).map_err(|why| anyhow::anyhow!("chaos: {why}"))?;
+    plan.member = args.member;
     let mut options = args.options;
     options.window = Some(window_s);
     run_lines(

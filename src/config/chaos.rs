@@ -17,6 +17,10 @@ pub struct ChaosPlan {
     /// The node killed is the one that leads the input partition; otherwise
     /// the cluster's last node (the only one, on a single node).
     pub broker_leader: bool,
+    /// Kill one member of this role of the product's deployment (a
+    /// TaskManager, a Hazelcast member) instead of the whole product: the
+    /// role's members in turn, kill after kill.
+    pub member: Option<String>,
 }
 
 /// How a campaign spaces its kills.
@@ -76,6 +80,7 @@ impl ChaosPlan {
                 restart: true,
                 broker_restart_at_s: None,
                 broker_leader: false,
+                member: None,
             },
             window_s,
         ))
@@ -110,13 +115,14 @@ impl FromStr for ChaosPlan {
     type Err = String;
 
     fn from_str(text: &str) -> Result<ChaosPlan, String> {
-        let usage = "expected kill-at=<seconds>s[,restart] and/or \
+        let usage = "expected kill-at=<seconds>s[,restart][,member=<role>] and/or \
                      broker-kill-at=<seconds>s[,leader], such as kill-at=15s,restart";
         let mut plan = ChaosPlan {
             kills_ms: Vec::new(),
             restart: false,
             broker_restart_at_s: None,
             broker_leader: false,
+            member: None,
         };
         for part in text.split(',').map(str::trim) {
             if let Some(value) = part.strip_prefix("kill-at=") {
@@ -134,6 +140,11 @@ impl FromStr for ChaosPlan {
             {
                 let s = seconds(value).ok_or_else(|| format!("`{part}` in `{text}`: {usage}"))?;
                 plan.broker_restart_at_s = Some(s);
+            } else if let Some(role) = part.strip_prefix("member=") {
+                if role.is_empty() {
+                    return Err(format!("`{part}` in `{text}`: name the member's role"));
+                }
+                plan.member = Some(role.to_string());
             } else if part == "restart" {
                 plan.restart = true;
             } else if part == "leader" {
@@ -147,6 +158,9 @@ impl FromStr for ChaosPlan {
         }
         if plan.restart && plan.kills_ms.is_empty() {
             return Err(format!("`{text}`: `restart` goes with kill-at"));
+        }
+        if plan.member.is_some() && plan.kills_ms.is_empty() {
+            return Err(format!("`{text}`: `member` goes with kill-at"));
         }
         if plan.broker_leader && plan.broker_restart_at_s.is_none() {
             return Err(format!("`{text}`: `leader` goes with broker-kill-at"));
@@ -165,6 +179,7 @@ mod tests {
             restart,
             broker_restart_at_s: broker,
             broker_leader: false,
+            member: None,
         }
     }
 
@@ -181,6 +196,13 @@ mod tests {
             Ok(plan(&[5_000], true, Some(20)))
         );
         assert_eq!("broker-kill-at=20s".parse(), Ok(plan(&[], false, Some(20))));
+        assert_eq!(
+            "kill-at=5s,restart,member=taskmanager".parse(),
+            Ok(ChaosPlan {
+                member: Some("taskmanager".into()),
+                ..plan(&[5_000], true, None)
+            })
+        );
         assert_eq!(
             "broker-kill-at=20s,leader".parse(),
             Ok(ChaosPlan {
@@ -200,6 +222,7 @@ mod tests {
             "restart",
             "broker-restart-at=later",
             "kill-at=5s,leader",
+            "member=worker",
         ] {
             let err = bad.parse::<ChaosPlan>().unwrap_err();
             assert!(

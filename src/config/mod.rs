@@ -17,7 +17,10 @@ pub use crate::model::settings::{
 };
 pub use bench::{Bench, BrokerConfig, RunDefaults, SinkConfig, Tolerances, MIN_WINDOW_SAMPLES};
 pub use chaos::{ChaosPlan, Spacing};
-pub use product::{ExpertProfile, Install, Line, Product, Readiness, COMMIT_INTERVAL_KEY};
+pub use product::{
+    DeployedProcess, Deployment, ExpertProfile, Install, Line, Product, Readiness,
+    COMMIT_INTERVAL_KEY, EMBEDDED,
+};
 pub use setting::{LineBench, LineSpec, Setting};
 pub use workload::{Encoding, Workload};
 

@@ -54,6 +54,11 @@ pub struct Product {
     /// `--profile expert`.
     #[serde(default)]
     pub expert: Option<ExpertProfile>,
+    /// The forms the product runs in besides `embedded` (the `start`
+    /// command, one process tree), by name: `cluster` is the engine's own
+    /// cluster processes on this host. Chosen with `--deploy`.
+    #[serde(default)]
+    pub deployments: BTreeMap<String, Deployment>,
     /// The file this was read from.
     #[serde(skip)]
     pub path: PathBuf,
@@ -77,6 +82,58 @@ pub struct ExpertProfile {
     /// Why the experts' settings are the uniform profile's, when they are.
     #[serde(default)]
     pub unchanged: Option<String>,
+}
+
+pub use crate::model::record::EMBEDDED;
+
+/// A form the product runs in: processes started in order, each ready
+/// before the next starts, and stopped in the reverse order.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Deployment {
+    /// What runs, in words, for the characteristics table.
+    pub summary: String,
+    pub processes: Vec<DeployedProcess>,
+    /// Loopback ports the processes share, by name: the suite picks free
+    /// ones for each run and hands each as BENCH_PORT_<NAME> to every
+    /// process, so two deployments never collide.
+    #[serde(default)]
+    pub ports: Vec<String>,
+}
+
+/// One role of a deployment (a JobManager, a TaskManager, an instance),
+/// started `count` times. Each process gets BENCH_MEMBER_ROLE,
+/// BENCH_MEMBER_INDEX (0, 1, ... within its role) and BENCH_MEMBER_COUNT,
+/// BENCH_COUNT_<ROLE> for every role of the deployment, and its own static
+/// member id and transactional id.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DeployedProcess {
+    pub role: String,
+    #[serde(default = "one")]
+    pub count: u32,
+    /// The command; the product's `start` when absent. Placeholders as in
+    /// `start`.
+    #[serde(default)]
+    pub start: Option<Vec<String>>,
+    /// The product's `ready` when absent.
+    #[serde(default)]
+    pub ready: Option<Readiness>,
+    /// Whether each process reads the input (an instance of the product's
+    /// consumer group, a member running the job's sources): then the input
+    /// needs a partition for each, as one more would wait idle for a share.
+    #[serde(default)]
+    pub consumes: bool,
+}
+
+fn one() -> u32 {
+    1
+}
+
+/// Whether `name` may be part of an environment variable's name (a role
+/// in BENCH_COUNT_<ROLE>, a port in BENCH_PORT_<NAME>).
+fn is_variable_part(name: &str) -> bool {
+    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// The key a product excuses in `client_exceptions` when it commits on a
@@ -169,7 +226,7 @@ pub struct Line {
     /// How this line delivers, in words, for the characteristics table.
     pub delivery_detail: String,
     /// What its guarantee holds under, when less than its delivery mode
-    /// promises ("exactly-once while the member lives"): shown beside the
+    /// promises ("exactly-once while a member lives"): shown beside the
     /// line's name wherever the page names it.
     #[serde(default)]
     pub qualifier: Option<String>,
@@ -237,6 +294,11 @@ impl Product {
         if let Some(expert) = &product.expert {
             expert.check(&product.settings).map_err(invalid)?;
         }
+        for (name, deployment) in &product.deployments {
+            deployment
+                .check(name, allowed, product.install.kind())
+                .map_err(invalid)?;
+        }
         for mode in [Delivery::AtLeastOnce, Delivery::ExactlyOnce] {
             if product.lines.iter().filter(|l| l.delivery == mode).count() > 1 {
                 return Err(invalid(format!("more than one {mode} line")));
@@ -263,12 +325,99 @@ impl Product {
         }
     }
 
+    /// The deployment called `name`: `embedded` (the `start` command, one
+    /// process) or one of `deployments`; an error names those offered.
+    pub fn deployment(&self, name: &str) -> Result<Deployment, String> {
+        if name == EMBEDDED {
+            return Ok(Deployment {
+                summary: "one process tree".into(),
+                processes: vec![DeployedProcess {
+                    role: "product".into(),
+                    count: 1,
+                    start: None,
+                    ready: None,
+                    consumes: true,
+                }],
+                ports: Vec::new(),
+            });
+        }
+        self.deployments.get(name).cloned().ok_or_else(|| {
+            let offered: Vec<&str> = std::iter::once(EMBEDDED)
+                .chain(self.deployments.keys().map(String::as_str))
+                .collect();
+            format!(
+                "{} has no deployment `{name}`; it offers {}",
+                self.name,
+                offered.join(", ")
+            )
+        })
+    }
+
     /// The version run by default, with `builtin` resolved to the suite's own.
     pub fn resolved_version(&self) -> String {
         match self.install {
             Install::Builtin if self.version == "builtin" => env!("CARGO_PKG_VERSION").to_string(),
             _ => self.version.clone(),
         }
+    }
+}
+
+impl Deployment {
+    /// Roles named and distinct, counts at least 1, every start command's
+    /// placeholders provided by the install, port names usable in a
+    /// variable's name.
+    fn check(&self, name: &str, allowed: &[&str], install: &str) -> Result<(), String> {
+        let at = format!("`deployments.{name}`");
+        if name == EMBEDDED {
+            return Err(format!(
+                "{at}: `{EMBEDDED}` is the product's own `start`; name the deployment otherwise"
+            ));
+        }
+        if self.processes.is_empty() {
+            return Err(format!("{at} must list at least one process"));
+        }
+        let mut roles = std::collections::BTreeSet::new();
+        for process in &self.processes {
+            if !is_variable_part(&process.role) || !roles.insert(process.role.as_str()) {
+                return Err(format!(
+                    "{at}: every process needs a role of its own, in letters, digits and _ \
+                     (`{}` is empty, repeated or has other characters)",
+                    process.role
+                ));
+            }
+            if process.count == 0 {
+                return Err(format!("{at}: role `{}` has count 0", process.role));
+            }
+            for arg in process.start.iter().flatten() {
+                if let Some(unknown) = placeholders_in(arg).find(|p| !allowed.contains(p)) {
+                    return Err(format!(
+                        "{at}: role `{}` uses {unknown}, which a `{install}` install does not provide",
+                        process.role
+                    ));
+                }
+            }
+            if process.start.as_ref().is_some_and(|s| s.is_empty()) {
+                return Err(format!(
+                    "{at}: role `{}` has an empty `start`",
+                    process.role
+                ));
+            }
+        }
+        if let Some(port) = self.ports.iter().find(|p| !is_variable_part(p)) {
+            return Err(format!(
+                "{at}: port name `{port}` must be letters, digits and _ (it becomes BENCH_PORT_<NAME>)"
+            ));
+        }
+        Ok(())
+    }
+
+    /// How many processes read the input.
+    pub fn consumers(&self) -> u32 {
+        self.processes
+            .iter()
+            .filter(|p| p.consumes)
+            .map(|p| p.count)
+            .sum()
     }
 }
 
@@ -475,5 +624,93 @@ mod tests {
         let product: Product =
             parse_yaml(Path::new("p.yaml"), &format!("{PRODUCT}{lines}")).unwrap();
         assert_eq!(product.resolved_version(), env!("CARGO_PKG_VERSION"));
+    }
+
+    fn with_deployments(deployments: &str) -> Result<Product, ConfigError> {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("product.yaml");
+        let lines = "lines:\n  - {name: a, delivery: at-least-once, delivery_detail: x}\n";
+        std::fs::write(
+            &path,
+            format!("{PRODUCT}{lines}deployments:\n{deployments}"),
+        )
+        .unwrap();
+        Product::from_file(&path)
+    }
+
+    #[test]
+    fn a_deployment_parses_with_its_roles_and_defaults() {
+        let product = with_deployments(
+            "  cluster:\n    summary: two members and a job\n    ports: [rest]\n    processes:\n      \
+             - {role: member, count: 2, start: [m, \"{dir}\"], ready: {stdout_contains: up}}\n      \
+             - {role: job, consumes: true}\n",
+        )
+        .unwrap();
+        let cluster = product.deployment("cluster").unwrap();
+        assert_eq!(cluster.processes.iter().map(|p| p.count).sum::<u32>(), 3);
+        assert_eq!(cluster.consumers(), 1);
+        assert_eq!(cluster.ports, ["rest"]);
+        assert_eq!(
+            cluster.processes[0].ready.as_ref().unwrap().stdout_contains,
+            "up"
+        );
+        assert!(cluster.processes[1].start.is_none());
+        let embedded = product.deployment(EMBEDDED).unwrap();
+        assert_eq!(embedded.consumers(), 1);
+        let err = product.deployment("swarm").unwrap_err();
+        assert_eq!(
+            err,
+            "p has no deployment `swarm`; it offers embedded, cluster"
+        );
+    }
+
+    #[test]
+    fn a_bad_deployment_is_refused_with_its_name() {
+        let cases = [
+            (
+                "  embedded: {summary: s, processes: [{role: a}]}\n",
+                "is the product's own `start`",
+            ),
+            (
+                "  cluster: {summary: s, processes: []}\n",
+                "must list at least one process",
+            ),
+            (
+                "  cluster: {summary: s, processes: [{role: a}, {role: a}]}\n",
+                "role of its own",
+            ),
+            (
+                "  cluster: {summary: s, processes: [{role: task-manager}]}\n",
+                "(`task-manager` is",
+            ),
+            (
+                "  cluster: {summary: s, processes: [{role: a, count: 0}]}\n",
+                "role `a` has count 0",
+            ),
+            (
+                "  cluster: {summary: s, processes: [{role: a, start: [\"{install}\"]}]}\n",
+                "uses {install}",
+            ),
+            (
+                "  cluster: {summary: s, processes: [{role: a, start: []}]}\n",
+                "empty `start`",
+            ),
+            (
+                "  cluster: {summary: s, ports: [re-st], processes: [{role: a}]}\n",
+                "port name `re-st`",
+            ),
+        ];
+        for (yaml, expected) in cases {
+            let err = with_deployments(yaml).unwrap_err().to_string();
+            assert!(err.contains("`deployments."), "{err}");
+            assert!(err.contains(expected), "{yaml}: {err}");
+        }
+        let err = with_deployments("  cluster: {summary: s, processes: [{role: a, size: 2}]}\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("product.yaml:") && err.contains("size"),
+            "{err}"
+        );
     }
 }

@@ -34,6 +34,16 @@ impl FromStr for Setting {
     }
 }
 
+impl Setting {
+    /// `run.deploy=NAME`, as `--deploy NAME` gives it.
+    pub fn deploy(name: &str) -> Setting {
+        Setting {
+            key: "run.deploy".to_string(),
+            value: name.to_string(),
+        }
+    }
+}
+
 impl fmt::Display for Setting {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "{}={}", self.key, self.value)
@@ -46,14 +56,20 @@ impl fmt::Display for Setting {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LineSpec {
     pub name: String,
-    /// Only `client.*`, `run.commit_interval_ms.*`, `etl.*` and
-    /// `product.*` (a key of the product's own `settings`): the settings a
-    /// record's configuration carries, so the variants stay apart.
+    /// Only `client.*`, `run.commit_interval_ms.*`, `run.deploy`, `etl.*`
+    /// and `product.*` (a key of the product's own `settings`): the
+    /// settings a record's configuration carries, so the variants stay apart.
     pub settings: Vec<Setting>,
 }
 
 /// The keys a line may set for itself.
-const LINE_KEYS: [&str; 4] = ["client.", "run.commit_interval_ms.", "etl.", PRODUCT_PREFIX];
+const LINE_KEYS: [&str; 5] = [
+    "client.",
+    "run.commit_interval_ms.",
+    "run.deploy",
+    "etl.",
+    PRODUCT_PREFIX,
+];
 
 /// A line setting's prefix for a key of its product's own `settings`.
 pub const PRODUCT_PREFIX: &str = "product.";
@@ -75,8 +91,8 @@ impl FromStr for LineSpec {
                 } else {
                     Err(format!(
                         "{name}@{setting}: a line sets only client.*, run.commit_interval_ms.*, \
-                         etl.* and product.* for itself; give other settings to the whole batch \
-                         with --set"
+                         run.deploy, etl.* and product.* for itself; give other settings to the \
+                         whole batch with --set"
                     ))
                 }
             })

@@ -26,6 +26,7 @@ impl RunConfig {
             product_settings: BTreeMap::new(),
             parallelism: 1,
             sample_interval_ms: 1000,
+            deployment: super::record::EMBEDDED.to_string(),
             input_partitions: 1,
             drain_records: None,
             etl: None,

@@ -209,6 +209,13 @@ pub struct RunConfig {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub product_settings: BTreeMap<String, serde_json::Value>,
     pub parallelism: u32,
+    /// The form the product ran in (`run.deploy`): `embedded`, its `start`
+    /// command, or a deployment of its product.yaml such as `cluster`.
+    #[serde(
+        default = "embedded_deployment",
+        skip_serializing_if = "is_embedded_deployment"
+    )]
+    pub deployment: String,
     pub sample_interval_ms: u64,
     pub input_partitions: i32,
     /// A drain run: the input pre-filled with this many records before the
@@ -218,6 +225,17 @@ pub struct RunConfig {
     /// An ETL run's decoder, format and sink settings (bench.yaml `etl:`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub etl: Option<EtlConfig>,
+}
+
+/// The deployment every product has: its `start` command as one process tree.
+pub const EMBEDDED: &str = "embedded";
+
+fn embedded_deployment() -> String {
+    EMBEDDED.to_string()
+}
+
+fn is_embedded_deployment(name: &String) -> bool {
+    name == EMBEDDED
 }
 
 impl RunConfig {
@@ -396,13 +414,17 @@ pub struct Chaos {
     pub broker_restart: Option<BrokerRestart>,
 }
 
-/// One SIGKILL of the product's tree.
+/// One SIGKILL of the product's tree, or of one member of it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Kill {
     /// Seconds into the window.
     pub at_s: f64,
     /// Processes of the product's tree that were killed.
     pub killed_processes: usize,
+    /// The member of the product's deployment killed alone (`taskmanager-1`);
+    /// absent when the whole product was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub member: Option<String>,
     /// From the kill until a newly committed output record was visible;
     /// `null` when output did not flow again before the next fault or the
     /// window's end.
@@ -491,6 +513,7 @@ impl From<StoredChaos> for Chaos {
                 vec![Kill {
                     at_s: kill_at_s as f64,
                     killed_processes,
+                    member: None,
                     recovery_ms,
                 }],
                 None,

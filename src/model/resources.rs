@@ -37,6 +37,10 @@ pub struct ResourceSummary {
     pub samples: usize,
     /// PSS, or RSS where any sample could not read PSS.
     pub instrument: MemoryInstrument,
+    /// The most processes the tree had at a sample (a cluster deployment's
+    /// members with their children); absent in records from before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub processes_max: Option<usize>,
 }
 
 /// The host over the window.
@@ -84,6 +88,7 @@ mod tests {
         assert_eq!(s.mem_avg_mb, 100.0);
         assert_eq!((s.rss_avg_mb, s.rss_max_mb), (None, None));
         assert_eq!((s.uss_avg_mb, s.uss_max_mb), (None, None));
+        assert_eq!(s.processes_max, None);
     }
 
     #[test]
@@ -99,6 +104,7 @@ mod tests {
             uss_max_mb: None,
             samples: 30,
             instrument: MemoryInstrument::Rss,
+            processes_max: Some(3),
         };
         let json = serde_json::to_value(&s).unwrap();
         assert_eq!(json["rss_avg_mb"], 150.0);

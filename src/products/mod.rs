@@ -6,17 +6,15 @@
 //! standard error, in the run's log folder.
 
 mod cargo;
+mod deployed;
 mod install;
 mod revision;
 
-use std::collections::BTreeMap;
-use std::path::Path;
-use std::process::Command;
-
 use anyhow::{Context, Result};
+use std::collections::BTreeMap;
 
 use crate::config::{ClientProfile, Delivery, EtlConfig, Product};
-use crate::process::Supervised;
+pub use deployed::{Deployed, StartPlan};
 pub use install::{
     availability, build_companion, capability, ensure_installed, Availability, Installation,
 };
@@ -146,33 +144,4 @@ fn expand(arg: &str, product: &Product, installation: &Installation) -> Result<S
         arg = arg.replace("{bin}", &bin.to_string_lossy());
     }
     Ok(arg)
-}
-
-/// Starts `product` as installed in `installation` with `settings`, logging
-/// into `log_dir` under `role` (`product`, or `product-restart` after an
-/// injected crash).
-pub fn start(
-    product: &Product,
-    installation: &Installation,
-    settings: &LaunchSettings,
-    log_dir: &Path,
-    role: &str,
-) -> Result<Supervised> {
-    let argv: Vec<String> = product
-        .start
-        .iter()
-        .map(|a| expand(a, product, installation))
-        .collect::<Result<_>>()?;
-    let mut command = Command::new(&argv[0]);
-    command
-        .args(&argv[1..])
-        .current_dir(product.dir())
-        .envs(settings.environment()?);
-    Supervised::spawn(
-        &product.name,
-        command,
-        log_dir,
-        role,
-        &product.ready.stdout_contains,
-    )
 }

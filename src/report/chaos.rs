@@ -112,8 +112,19 @@ fn faults_text(chaos: &Chaos) -> String {
     let kills = chaos.kills.len();
     let mut faults = Vec::new();
     if kills > 0 {
+        // Kills of single members name them: the rest of the deployment ran on.
+        let members: Vec<&str> = chaos
+            .kills
+            .iter()
+            .filter_map(|k| k.member.as_deref())
+            .collect();
+        let of_members = if members.is_empty() {
+            String::new()
+        } else {
+            format!(" of one member ({})", members.join(", "))
+        };
         faults.push(format!(
-            "{kills} kill{}{}",
+            "{kills} kill{}{of_members}{}",
             if kills == 1 { "" } else { "s" },
             if chaos.restart { ", restarted" } else { "" }
         ));

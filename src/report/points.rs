@@ -25,6 +25,9 @@ pub(super) struct PointSettings {
     pub(super) commit_policy: CommitIntervals,
     pub(super) client: ClientProfile,
     pub(super) parallelism: u32,
+    /// The form the products ran in: `embedded`, or a deployment such as
+    /// `cluster` (the engine's own cluster processes).
+    pub(super) deployment: String,
     pub(super) input_partitions: i32,
     /// Records pre-filled for a drain run; none for a paced one.
     pub(super) drain_records: Option<u64>,
@@ -46,6 +49,7 @@ impl PointSettings {
             commit_policy: config.commit_policy(),
             client: config.client.clone(),
             parallelism: config.parallelism,
+            deployment: config.deployment.clone(),
             input_partitions: config.input_partitions,
             drain_records: config.drain_records,
             etl: config.etl.clone(),
@@ -69,6 +73,7 @@ impl PointSettings {
             commit_policy: run.commit_interval_ms,
             client: suite.bench.client.clone(),
             parallelism: run.parallelism,
+            deployment: run.deploy.clone(),
             input_partitions,
             drain_records: None,
             etl: workload
@@ -89,7 +94,12 @@ impl PointSettings {
         } else {
             format!("{}/s", grouped(self.rate as i64))
         };
-        format!("{rate} · {} s window", self.window_s)
+        let deployment = if self.deployment == crate::config::EMBEDDED {
+            String::new()
+        } else {
+            format!(" · {} deployment", self.deployment)
+        };
+        format!("{rate} · {} s window{deployment}", self.window_s)
     }
 
     /// Whether every run here is fed beyond its capacity by design (a

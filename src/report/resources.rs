@@ -1,5 +1,6 @@
 //! The raw resources table of one bench point: CPU and memory of each
-//! line's process tree over its newest batch, and the instrument used.
+//! line's processes over its newest batch, the instrument used, and how
+//! many processes that was.
 
 use std::collections::BTreeSet;
 
@@ -28,6 +29,11 @@ pub(super) fn resources_table(
             .map(|(label, name)| metric_column(records, label, name)),
     );
     columns.push(Column::plain("instrument"));
+    // Records from before the count was kept have none: no column of blanks.
+    let counted = records.iter().any(|r| processes(r).is_some());
+    if counted {
+        columns.push(Column::plain("processes"));
+    }
     let mut table = Table::new(title, columns);
     for line in lines.iter().filter(|l| !l.batch.is_empty()) {
         let mut row = Row::new()
@@ -56,7 +62,26 @@ pub(super) fn resources_table(
                 instruments.into_iter().collect::<Vec<_>>().join(" + ")
             ))
         };
-        table.push(row.set("instrument", instrument));
+        row = row.set("instrument", instrument);
+        if counted {
+            row = row.set("processes", processes_cell(&line.batch));
+        }
+        table.push(row);
     }
     table
+}
+
+/// The most processes a run's product had at a sample.
+fn processes(record: &RunRecord) -> Option<usize> {
+    record.resources.as_ref()?.product.as_ref()?.processes_max
+}
+
+/// The runs' process counts: one figure, or their range.
+fn processes_cell(batch: &[&RunRecord]) -> Cell {
+    let counts: BTreeSet<usize> = batch.iter().filter_map(|r| processes(r)).collect();
+    match (counts.first(), counts.last()) {
+        (Some(low), Some(high)) if low == high => Cell::text(low.to_string()),
+        (Some(low), Some(high)) => Cell::text(format!("{low}–{high}")),
+        _ => Cell::missing(),
+    }
 }

@@ -273,6 +273,7 @@ mod tests {
             [Kill {
                 at_s: 15.0,
                 killed_processes: 2,
+                member: None,
                 recovery_ms: Some(812.5)
             }]
         );
@@ -287,6 +288,7 @@ mod tests {
         let kill = |at_s: f64, recovery_ms: Option<f64>| Kill {
             at_s,
             killed_processes: 1,
+            member: None,
             recovery_ms,
         };
         let chaos = Chaos::new(

@@ -50,6 +50,8 @@ const COORDINATOR_BACK: Duration = Duration::from_secs(60);
 pub struct InjectedKill {
     pub killed_at_us: i64,
     pub killed_processes: usize,
+    /// The member killed (`taskmanager-1`); none when the whole product was.
+    pub member: Option<String>,
     pub watch: ResumeWatch,
 }
 
@@ -60,6 +62,7 @@ impl InjectedKill {
         Ok(Kill {
             at_s: (self.killed_at_us - window_start_us) as f64 / 1e6,
             killed_processes: self.killed_processes,
+            member: self.member,
             recovery_ms: resumed.map(|at| (at - self.killed_at_us) as f64 / 1000.0),
         })
     }
@@ -259,6 +262,7 @@ mod tests {
             restart: true,
             broker_restart_at_s: Some(5),
             broker_leader: false,
+            member: None,
         };
         assert_eq!(
             schedule(&plan, 1_000_000),

@@ -22,8 +22,7 @@ use crate::broker::admin::OffsetReader;
 use crate::clock::now_us;
 use crate::gendata::{GendataPlan, GendataSummary};
 use crate::interrupt::Interrupted;
-use crate::process::Supervised;
-use crate::products::LaunchSettings;
+use crate::products::{Deployed, LaunchSettings};
 use crate::workloads::TopicOutput;
 
 /// How often the drain phase reads the committed offset: the drain's two
@@ -129,7 +128,7 @@ impl RunKind for DrainRun {
     fn measure(
         &mut self,
         run: &mut Run<'_>,
-        product: &mut Supervised,
+        product: &mut Deployed,
         _settings: &LaunchSettings,
         offsets: &OffsetReader,
     ) -> Result<Drained> {
@@ -173,7 +172,7 @@ impl RunKind for DrainRun {
         &mut self,
         run: &mut Run<'_>,
         _measured: &mut Drained,
-        _product: &mut Supervised,
+        _product: &mut Deployed,
         _offsets: &OffsetReader,
     ) -> Result<()> {
         run.progress.phase("stopping the product");

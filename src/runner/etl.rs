@@ -29,8 +29,7 @@ use crate::config::{EtlConfig, EtlDecoder, SinkConfig};
 use crate::gendata::schedule::Schedule;
 use crate::gendata::{GendataPlan, GendataSummary};
 use crate::interrupt::Interrupted;
-use crate::process::Supervised;
-use crate::products::{EtlLaunch, LaunchSettings};
+use crate::products::{Deployed, EtlLaunch, LaunchSettings};
 use crate::results::{Variant, VerificationVerdict};
 use crate::workloads::Checked;
 
@@ -157,7 +156,7 @@ impl RunKind for EtlRun {
     fn measure(
         &mut self,
         run: &mut Run<'_>,
-        product: &mut Supervised,
+        product: &mut Deployed,
         _settings: &LaunchSettings,
         offsets: &OffsetReader,
     ) -> Result<Measured> {
@@ -225,7 +224,7 @@ impl RunKind for EtlRun {
         &mut self,
         run: &mut Run<'_>,
         measured: &mut Measured,
-        product: &mut Supervised,
+        product: &mut Deployed,
         offsets: &OffsetReader,
     ) -> Result<()> {
         run.progress.phase("settling");

@@ -15,7 +15,8 @@ use super::RunNames;
 /// The roots of the process trees sampled besides the host.
 #[derive(Debug, Clone)]
 pub struct Watched {
-    pub product: i32,
+    /// The product's processes (a deployment's members), sampled as one.
+    pub product: Vec<i32>,
     /// The local broker's nodes, sampled as one; empty for an external one.
     pub broker: Vec<i32>,
     pub helpers: Helpers,
@@ -127,7 +128,7 @@ impl<'a> Monitor<'a> {
             Some(root) => tree(root),
             None => sampler::read_tree(0, &[], self.page_size),
         };
-        let product = tree(self.watched.product);
+        let product = sampler::read_trees(&self.watched.product, &all, self.page_size);
         let broker = (!self.watched.broker.is_empty())
             .then(|| sampler::read_trees(&self.watched.broker, &all, self.page_size));
         let gendata = helper(self.watched.helpers.gendata);
@@ -167,9 +168,9 @@ impl<'a> Monitor<'a> {
         self.watched.broker = pids;
     }
 
-    /// Samples the product's tree from `pgid` on (a restarted product).
-    pub fn watch_product(&mut self, pgid: i32) {
-        self.watched.product = pgid;
+    /// Samples the product's trees from `roots` on (a restarted product).
+    pub fn watch_product(&mut self, roots: Vec<i32>) {
+        self.watched.product = roots;
     }
 
     pub fn ticks_per_s(&self) -> f64 {

@@ -21,7 +21,7 @@ use crate::broker::admin::{self, OffsetReader, TopicRequest};
 use crate::config::{LineRef, Workload};
 use crate::interrupt::Interrupt;
 use crate::process::Supervised;
-use crate::products::{self, Installation, LaunchSettings};
+use crate::products::{self, Deployed, Installation, LaunchSettings, StartPlan};
 use crate::results::RunConfig;
 use crate::workloads::{self, Expectation};
 
@@ -47,7 +47,7 @@ impl<'r> Run<'r> {
     pub fn monitor<'m>(
         &self,
         offsets: &'m OffsetReader,
-        product: &Supervised,
+        product: &Deployed,
         helpers: Helpers,
         anchor_us: i64,
     ) -> (Grid, Monitor<'m>)
@@ -59,7 +59,7 @@ impl<'r> Run<'r> {
             interval_us: self.config.sample_interval_ms as i64 * 1000,
         };
         let watched = Watched {
-            product: product.pgid() as i32,
+            product: product.roots(),
             // Read at each run: a chaos run earlier in the batch may have
             // restarted a node.
             broker: self
@@ -76,6 +76,28 @@ impl<'r> Run<'r> {
 
     pub fn interrupt(&self) -> &Interrupt {
         self.ctx.interrupt
+    }
+
+    /// How the product's processes start, logging under `log_prefix`.
+    pub fn start_plan<'p>(&'p self, log_prefix: &'p str) -> StartPlan<'p> {
+        StartPlan {
+            deployment: &self.config.deployment,
+            log_dir: self.log_dir,
+            log_prefix,
+            ready_timeout: Duration::from_secs(self.ctx.bench.run.ready_timeout_s),
+            interrupt: self.ctx.interrupt,
+        }
+    }
+
+    /// Starts the product's deployment with `settings`, logging under
+    /// `log_prefix`, and waits until every process is ready.
+    pub fn start_product(&self, settings: &LaunchSettings, log_prefix: &str) -> Result<Deployed> {
+        Deployed::start(
+            self.line.product,
+            self.installation,
+            settings,
+            &self.start_plan(log_prefix),
+        )
     }
 }
 
@@ -105,7 +127,7 @@ pub(super) trait RunKind {
     fn measure(
         &mut self,
         run: &mut Run<'_>,
-        product: &mut Supervised,
+        product: &mut Deployed,
         settings: &LaunchSettings,
         offsets: &OffsetReader,
     ) -> Result<Self::Measured>;
@@ -115,7 +137,7 @@ pub(super) trait RunKind {
         &mut self,
         run: &mut Run<'_>,
         measured: &mut Self::Measured,
-        product: &mut Supervised,
+        product: &mut Deployed,
         offsets: &OffsetReader,
     ) -> Result<()>;
 
@@ -149,15 +171,8 @@ fn phases<K: RunKind>(run: &mut Run<'_>, kind: &mut K) -> Result<Judged> {
     kind.before_start(run, &offsets)?;
     run.progress.phase("starting the product");
     let settings = kind.launch_settings(run)?;
-    let mut product = products::start(
-        run.line.product,
-        run.installation,
-        &settings,
-        run.log_dir,
-        "product",
-    )?;
+    let mut product = run.start_product(&settings, "product")?;
     let bench = &run.ctx.bench.run;
-    product.wait_ready(Duration::from_secs(bench.ready_timeout_s), run.interrupt())?;
     let mut measured = kind.measure(run, &mut product, &settings, &offsets)?;
     kind.settle(run, &mut measured, &mut product, &offsets)?;
     product.stop(Duration::from_secs(bench.stop_grace_s));
@@ -337,11 +352,11 @@ mod tests {
         fn measure(
             &mut self,
             _run: &mut Run<'_>,
-            product: &mut Supervised,
+            product: &mut Deployed,
             _settings: &LaunchSettings,
             _offsets: &OffsetReader,
         ) -> Result<()> {
-            self.product_pid = Some(product.pgid());
+            self.product_pid = product.roots().first().map(|&pid| pid as u32);
             self.note("measure")
         }
 
@@ -349,7 +364,7 @@ mod tests {
             &mut self,
             _run: &mut Run<'_>,
             _measured: &mut (),
-            _product: &mut Supervised,
+            _product: &mut Deployed,
             _offsets: &OffsetReader,
         ) -> Result<()> {
             self.note("settle")

@@ -13,6 +13,7 @@ use crate::analysis;
 use crate::clock::{now_us, sleep_until_us};
 use crate::interrupt::{Interrupt, Interrupted};
 use crate::process::Supervised;
+use crate::products::{Deployed, StartPlan};
 use crate::results::RunConfig;
 
 /// Pause between an injected kill and the restart: produce requests the dead
@@ -56,7 +57,7 @@ pub(super) fn steady_rule(
 
 /// The processes of a run, watched while it goes.
 pub(super) struct Processes<'p> {
-    pub product: &'p mut Supervised,
+    pub product: &'p mut Deployed,
     /// Killed on purpose and not restarted: its absence is no failure.
     pub product_down: bool,
     /// gendata and the probe (an ETL run has no probe): they end by
@@ -146,7 +147,7 @@ impl Processes<'_> {
     /// its output is watched for until `watch_until_us`.
     pub fn crash(
         &mut self,
-        restart: Option<impl FnOnce() -> Result<Supervised>>,
+        restart: Option<impl FnOnce() -> Result<Deployed>>,
         bootstrap: &str,
         output_topic: &str,
         watch_until_us: i64,
@@ -162,6 +163,33 @@ impl Processes<'_> {
         Ok(InjectedKill {
             killed_at_us,
             killed_processes,
+            member: None,
+            watch,
+        })
+    }
+
+    /// Kills the product's member `label` alone and, with `restart`,
+    /// starts it again as `restart` plans; the product's output is watched
+    /// for until `watch_until_us`.
+    pub fn crash_member(
+        &mut self,
+        label: &str,
+        restart: Option<&StartPlan<'_>>,
+        bootstrap: &str,
+        output_topic: &str,
+        watch_until_us: i64,
+    ) -> Result<InjectedKill> {
+        let killed_at_us = now_us();
+        let killed_processes = self.product.kill_member(label)?;
+        std::thread::sleep(SETTLE_AFTER_KILL);
+        let watch = ResumeWatch::start(bootstrap, output_topic, watch_until_us)?;
+        if let Some(plan) = restart {
+            self.product.restart_member(label, plan)?;
+        }
+        Ok(InjectedKill {
+            killed_at_us,
+            killed_processes,
+            member: Some(label.to_string()),
             watch,
         })
     }

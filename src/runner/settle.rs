@@ -10,7 +10,7 @@ use super::RunNames;
 use crate::analysis::judge::Settle;
 use crate::broker::admin::OffsetReader;
 use crate::interrupt::{Interrupt, Interrupted};
-use crate::process::Supervised;
+use crate::products::Deployed;
 
 /// How often the settle phase looks at the product's progress.
 const SETTLE_POLL: Duration = Duration::from_millis(100);
@@ -22,7 +22,7 @@ const QUIET_OUTPUT: Duration = Duration::from_secs(3);
 /// or `bound` passes; fails if the product dies or Ctrl-C arrives.
 fn settle_until(
     bound: Duration,
-    product: &mut Supervised,
+    product: &mut Deployed,
     interrupt: &Interrupt,
     mut finished: impl FnMut() -> Result<bool>,
 ) -> Result<Settle> {
@@ -51,7 +51,7 @@ pub(super) fn settle_committed(
     input: &str,
     owed_until: u64,
     bound: Duration,
-    product: &mut Supervised,
+    product: &mut Deployed,
     interrupt: &Interrupt,
 ) -> Result<Settle> {
     settle_until(bound, product, interrupt, || {
@@ -70,7 +70,7 @@ pub(super) fn settle_committed_and_quiet(
     names: &RunNames,
     owed_until: u64,
     bound: Duration,
-    product: &mut Supervised,
+    product: &mut Deployed,
     interrupt: &Interrupt,
 ) -> Result<Settle> {
     let mut output = OutputGrowth::watch(offsets, &names.output)?;
@@ -86,7 +86,7 @@ pub(super) fn settle_quiet_output(
     offsets: &OffsetReader,
     output: &str,
     bound: Duration,
-    product: &mut Supervised,
+    product: &mut Deployed,
     interrupt: &Interrupt,
 ) -> Result<Settle> {
     let mut growth = OutputGrowth::watch(offsets, output)?;

@@ -121,9 +121,13 @@ fn chaos_lines(chaos: &Chaos) -> String {
                 None if chaos.restart => "output did not resume before the window ended".into(),
                 None => "not restarted".into(),
             };
+            let whom = match &kill.member {
+                Some(member) => format!("member {member} ({} process(es))", kill.killed_processes),
+                None => format!("{} process(es)", kill.killed_processes),
+            };
             out.push_str(&format!(
-                "  {:<14} {} process(es) killed {:.0} s into the window; {recovery}\n",
-                "chaos", kill.killed_processes, kill.at_s
+                "  {:<14} {whom} killed {:.0} s into the window; {recovery}\n",
+                "chaos", kill.at_s
             ));
         }
         kills => {
@@ -133,8 +137,13 @@ fn chaos_lines(chaos: &Chaos) -> String {
                 }
                 _ => String::new(),
             };
+            let of_members = if kills.iter().any(|k| k.member.is_some()) {
+                " (one member each)"
+            } else {
+                ""
+            };
             out.push_str(&format!(
-                "  {:<14} {} of {} kills recovered from{figures}\n",
+                "  {:<14} {} of {} kills{of_members} recovered from{figures}\n",
                 "chaos",
                 chaos.kills_survived,
                 kills.len()

@@ -21,7 +21,7 @@ use crate::gendata::schedule::Schedule;
 use crate::gendata::{GendataPlan, GendataSummary};
 use crate::probe::{ProbeSummary, READY_LINE as PROBE_READY};
 use crate::process::Supervised;
-use crate::products::{self, LaunchSettings};
+use crate::products::{Deployed, LaunchSettings};
 use crate::results::Chaos;
 use crate::workloads::TopicOutput;
 
@@ -239,34 +239,48 @@ fn window_with_faults(
         .unwrap_or_default();
     let restart_product = ctx.chaos.as_ref().is_some_and(|plan| plan.restart);
     let kill_leader = ctx.chaos.as_ref().is_some_and(|plan| plan.broker_leader);
+    let member_role = ctx.chaos.as_ref().and_then(|plan| plan.member.as_deref());
     let mut injected = Injected::default();
     for (i, &(at_us, fault)) in faults.iter().enumerate() {
         processes.watch_until(at_us, interrupt, &mut run.progress, monitor)?;
         let watch_until_us = faults.get(i + 1).map_or(window_end_us, |&(next, _)| next);
         match fault {
             Fault::Kill => {
-                run.progress.phase(if restart_product {
-                    "product killed; restarting"
-                } else {
-                    "product killed"
-                });
                 let restarts = injected.kills.len() + 1;
-                let restart = || {
-                    products::start(
-                        run.line.product,
-                        run.installation,
-                        settings,
-                        run.log_dir,
-                        &format!("product-restart-{restarts}"),
-                    )
+                let log_prefix = format!("product-restart-{restarts}");
+                let kill = match member_role {
+                    Some(role) => {
+                        let label = processes.product.nth_member(role, injected.kills.len())?;
+                        run.progress.phase(&if restart_product {
+                            format!("{label} killed; restarting it")
+                        } else {
+                            format!("{label} killed")
+                        });
+                        let plan = run.start_plan(&log_prefix);
+                        processes.crash_member(
+                            &label,
+                            restart_product.then_some(&plan),
+                            run.bootstrap(),
+                            &run.names.output,
+                            watch_until_us,
+                        )?
+                    }
+                    None => {
+                        run.progress.phase(if restart_product {
+                            "product killed; restarting"
+                        } else {
+                            "product killed"
+                        });
+                        let restart = || run.start_product(settings, &log_prefix);
+                        processes.crash(
+                            restart_product.then_some(restart),
+                            run.bootstrap(),
+                            &run.names.output,
+                            watch_until_us,
+                        )?
+                    }
                 };
-                let kill = processes.crash(
-                    restart_product.then_some(restart),
-                    run.bootstrap(),
-                    &run.names.output,
-                    watch_until_us,
-                )?;
-                monitor.watch_product(processes.product.pgid() as i32);
+                monitor.watch_product(processes.product.roots());
                 injected.kills.push(kill);
             }
             Fault::BrokerRestart => {
@@ -312,7 +326,7 @@ impl RunKind for TopicRun {
     fn measure(
         &mut self,
         run: &mut Run<'_>,
-        product: &mut Supervised,
+        product: &mut Deployed,
         settings: &LaunchSettings,
         offsets: &OffsetReader,
     ) -> Result<Measured> {
@@ -388,7 +402,7 @@ impl RunKind for TopicRun {
         &mut self,
         run: &mut Run<'_>,
         measured: &mut Measured,
-        product: &mut Supervised,
+        product: &mut Deployed,
         offsets: &OffsetReader,
     ) -> Result<()> {
         if measured.product_down {

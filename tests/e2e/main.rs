@@ -7,6 +7,7 @@ mod bad_input;
 mod batches;
 mod chaos;
 mod cluster;
+mod deployments;
 mod drain;
 mod etl;
 mod interrupted;
@@ -41,6 +42,7 @@ fn main() {
     trials.extend(chaos::trials());
     trials.extend(partitions::trials());
     trials.extend(cluster::trials());
+    trials.extend(deployments::trials());
     trials.extend(products::trials());
     trials.extend(drain::trials());
     trials.extend(etl::trials());

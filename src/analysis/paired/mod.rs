@@ -26,6 +26,8 @@ pub struct BenchPoint<'a> {
     /// Keys of the product's own settings the runs had otherwise.
     pub product_settings: BTreeMap<String, serde_json::Value>,
     pub parallelism: u32,
+    /// The form the products ran in (`embedded`, `cluster`).
+    pub deployment: String,
     pub input_partitions: i32,
     /// An ETL workload's arm and sink settings; none on any other.
     pub etl: Option<EtlConfig>,
@@ -51,6 +53,7 @@ impl BenchPoint<'_> {
             && c.profile == self.profile
             && c.product_settings == self.product_settings
             && c.parallelism == self.parallelism
+            && c.deployment == self.deployment
             && c.input_partitions == self.input_partitions
             && c.etl == self.etl
             && record.bench_version == self.bench_version

@@ -306,6 +306,23 @@ fn a_zero_baseline_admits_no_ratio() {
     assert!(matches!(figure.verdict, Verdict::NotComparable { .. }));
 }
 
+#[test]
+fn a_cluster_deployments_runs_are_a_point_of_their_own() {
+    let host = host();
+    let mut clustered = record("b1", "a", 1, "2026-01-01T00:00:00Z", 1000);
+    let embedded = clustered.clone();
+    clustered.config.deployment = "cluster".into();
+    let embedded_point = point(&host);
+    assert!(embedded_point.holds(&embedded));
+    assert!(!embedded_point.holds(&clustered));
+    let cluster_point = BenchPoint {
+        deployment: "cluster".into(),
+        ..point(&host)
+    };
+    assert!(cluster_point.holds(&clustered));
+    assert!(!cluster_point.holds(&embedded));
+}
+
 fn host() -> HostInfo {
     HostInfo {
         hostname: "h".into(),
@@ -347,6 +364,7 @@ fn point(host: &HostInfo) -> BenchPoint<'_> {
         profile: Profile::Uniform,
         product_settings: BTreeMap::new(),
         parallelism: 1,
+        deployment: "embedded".into(),
         input_partitions: 1,
         etl: None,
         bench_version: 2,

@@ -269,6 +269,7 @@ pub fn summarize(
         uss_max_mb: uss.as_deref().map(max),
         samples: cpu.len(),
         instrument,
+        processes_max: readings.iter().map(|r| r.processes).max(),
     })
 }
 

@@ -275,6 +275,10 @@ pub struct RunDefaults {
     pub commit_interval_ms: CommitIntervals,
     /// Handed to every product as BENCH_PARALLELISM.
     pub parallelism: u32,
+    /// The form each product runs in: `embedded` (its `start` command) or
+    /// a deployment its product.yaml offers (`cluster`).
+    #[serde(default = "default_deploy")]
+    pub deploy: String,
     /// How long a product may take to become ready.
     pub ready_timeout_s: u64,
     /// How long a product may take to stop after SIGTERM before SIGKILL.
@@ -288,6 +292,10 @@ pub struct RunDefaults {
     /// measured and flagged `not-steady`.
     #[serde(default = "default_warmup_cap_s")]
     pub warmup_cap_s: u64,
+}
+
+fn default_deploy() -> String {
+    super::EMBEDDED.to_string()
 }
 
 fn default_warmup_cap_s() -> u64 {

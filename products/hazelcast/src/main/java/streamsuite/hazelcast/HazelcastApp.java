@@ -21,7 +21,10 @@ import java.io.InputStream;
 import java.util.EnumSet;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.logging.Level;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.logging.LogManager;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.common.config.ConfigException;
@@ -83,15 +86,11 @@ public final class HazelcastApp {
         }
 
         HazelcastInstance member = Hazelcast.newHazelcastInstance(memberConfig(settings));
-        PartitionAssigned assigned = new PartitionAssigned(settings.inputTopic());
-        member.getLoggingService().addLogListener(Level.INFO, assigned);
+        CountDownLatch assigned = new CountDownLatch(1);
+        member.getLoggingService().addLogListener(Level.INFO,
+                new PartitionAssigned(settings.inputTopic(), partition -> assigned.countDown()));
 
-        JobConfig jobConfig = new JobConfig()
-                .setName(settings.transactionalId())
-                .setProcessingGuarantee(settings.exactlyOnce()
-                        ? ProcessingGuarantee.EXACTLY_ONCE
-                        : ProcessingGuarantee.AT_LEAST_ONCE)
-                .setSnapshotIntervalMillis(settings.commitIntervalMs());
+        JobConfig jobConfig = jobConfig(settings);
         Job job = member.getJet().newJob(pipeline(settings), jobConfig);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> stop(member, job), "streamsuite-stop"));
         System.err.printf("hazelcast: job %s (%s), %s snapshots every %d ms%n",
@@ -99,7 +98,7 @@ public final class HazelcastApp {
                 jobConfig.getSnapshotIntervalMillis());
 
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(READY_TIMEOUT_S);
-        while (!(job.getStatus() == JobStatus.RUNNING && assigned.await(5))) {
+        while (!(job.getStatus() == JobStatus.RUNNING && assigned.await(5, TimeUnit.MILLISECONDS))) {
             if (job.getStatus().isTerminal() || System.nanoTime() > deadline) {
                 System.err.println("hazelcast: the job did not start reading (status " + job.getStatus() + ")");
                 Runtime.getRuntime().halt(1);
@@ -154,10 +153,28 @@ public final class HazelcastApp {
         return pipeline;
     }
 
+    /**
+     * The job, named BENCH_TRANSACTIONAL_ID: the run's guarantee, a snapshot
+     * every BENCH_COMMIT_INTERVAL_MS.
+     */
+    static JobConfig jobConfig(Settings settings) {
+        return new JobConfig()
+                .setName(settings.transactionalId())
+                .setProcessingGuarantee(settings.exactlyOnce()
+                        ? ProcessingGuarantee.EXACTLY_ONCE
+                        : ProcessingGuarantee.AT_LEAST_ONCE)
+                .setSnapshotIntervalMillis(settings.commitIntervalMs());
+    }
+
+    /** The run's own cluster name, so members of two runs never meet. */
+    static String clusterName(Settings settings) {
+        return "streamsuite-" + settings.groupId();
+    }
+
     /** One member on 127.0.0.1 that looks for no other, with Jet enabled. */
     static Config memberConfig(Settings settings) {
         Config config = new Config();
-        config.setClusterName("streamsuite-" + settings.groupId());
+        config.setClusterName(clusterName(settings));
         config.setProperty("hazelcast.phone.home.enabled", "false");
         config.setProperty("hazelcast.logging.type", "jdk");
         // The app's own hook cancels the job before the member goes.
@@ -204,33 +221,35 @@ public final class HazelcastApp {
 
     /**
      * Jet's Kafka source has no public hook for its partition assignment; it
-     * logs it ("New partition(s) assigned: [topic-0]") through Hazelcast's
-     * logging service, whose listeners receive it whatever the log level.
+     * logs it ("New partition(s) assigned: [topic-0, topic-1]") through
+     * Hazelcast's logging service, whose listeners receive it whatever the log
+     * level. Each partition of the topic named there is handed to
+     * {@code onAssigned}.
      */
     static final class PartitionAssigned implements LogListener {
         private final String topic;
-        private final CountDownLatch latch = new CountDownLatch(1);
+        private final Consumer<String> onAssigned;
 
-        PartitionAssigned(String topic) {
+        PartitionAssigned(String topic, Consumer<String> onAssigned) {
             this.topic = topic;
+            this.onAssigned = onAssigned;
         }
 
         @Override
         public void log(LogEvent event) {
             String message = event.getLogRecord().getMessage();
-            if (message != null && message.contains("New partition(s) assigned")
-                    && message.contains(topic + "-")) {
-                latch.countDown();
+            if (message == null || !message.contains("New partition(s) assigned")) {
+                return;
             }
-        }
-
-        boolean await(long millis) throws InterruptedException {
-            return latch.await(millis, TimeUnit.MILLISECONDS);
+            Matcher partitions = Pattern.compile(Pattern.quote(topic) + "-\\d+").matcher(message);
+            while (partitions.find()) {
+                onAssigned.accept(partitions.group());
+            }
         }
     }
 
     /** Hazelcast logs through java.util.logging to standard error; see logging.properties. */
-    private static void quietLogging() throws IOException {
+    static void quietLogging() throws IOException {
         try (InputStream in = HazelcastApp.class.getResourceAsStream("/logging.properties")) {
             LogManager.getLogManager().readConfiguration(in);
         }
