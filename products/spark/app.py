@@ -269,7 +269,16 @@ def main():
             f"spark: real-time mode runs every input partition as a task that never ends, so it needs "
             f"parallelism (local[N]) of at least the input's {partitions} partitions; got {parallelism}"
         )
-    master = f"local[{parallelism}]"
+    # Embedded: local[N] in the driver's JVM. Cluster: the standalone master
+    # the suite started (cluster.sh), whose workers each offer N cores and
+    # start one executor of N cores for this application.
+    on_cluster = env.choice("BENCH_DEPLOYMENT", ("embedded", "cluster")) == "cluster"
+    workers = env.integer("BENCH_COUNT_WORKER", 1) if on_cluster else 1
+    if on_cluster:
+        master = f"spark://127.0.0.1:{env.integer('BENCH_PORT_MASTER', 1)}"
+        parallelism *= workers
+    else:
+        master = f"local[{parallelism}]"
     consumer, producer = client_profile()
     batch_ms = real_time_batch_ms(settings) if trigger == "real-time" else None
     # Real-time mode's batches may not be shorter than this (Spark refuses
@@ -310,6 +319,18 @@ def main():
         .config("spark.sql.adaptive.enabled", "false")
         .config("spark.sql.streaming.stopTimeout", "5s")
     )
+    if on_cluster:
+        builder = (
+            builder.config("spark.driver.host", "127.0.0.1")
+            .config("spark.driver.bindAddress", "127.0.0.1")
+            .config("spark.cores.max", str(parallelism))
+            .config("spark.executor.cores", str(parallelism // workers))
+            .config("spark.executor.memory", "1g")
+            .config(
+                "spark.executor.extraJavaOptions",
+                f"-XX:+UseSerialGC -Dlog4j2.configurationFile=file:{log4j}",
+            )
+        )
     if min_batch_ms is not None and min_batch_ms < REAL_TIME_MIN_BATCH_MS:
         builder = builder.config("spark.sql.streaming.realTimeMode.minBatchDuration", str(min_batch_ms))
     spark = builder.getOrCreate()

@@ -104,8 +104,8 @@ pub struct Deployment {
 /// One role of a deployment (a JobManager, a TaskManager, an instance),
 /// started `count` times. Each process gets BENCH_MEMBER_ROLE,
 /// BENCH_MEMBER_INDEX (0, 1, ... within its role) and BENCH_MEMBER_COUNT,
-/// BENCH_COUNT_<ROLE> for every role of the deployment, and its own static
-/// member id and transactional id.
+/// BENCH_COUNT_<ROLE> for every role of the deployment, BENCH_LOG_DIR (the
+/// run's log folder), and its own static member id and transactional id.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DeployedProcess {

@@ -121,11 +121,19 @@ impl Deployed {
             let name = format!("BENCH_COUNT_{}", p.role.to_ascii_uppercase());
             (name, p.count.to_string())
         });
+        // The run's log folder: where a member keeps what its own children
+        // log (a Spark worker's executors).
+        let log_dir = std::path::absolute(plan.log_dir)
+            .with_context(|| format!("resolving {}", plan.log_dir.display()))?;
         let shared: BTreeMap<String, String> = run_environment
             .iter()
             .map(|(k, v)| (k.to_string(), v.clone()))
             .chain(ports)
             .chain(counts)
+            .chain([(
+                "BENCH_LOG_DIR".to_string(),
+                log_dir.to_string_lossy().into_owned(),
+            )])
             .collect();
         let mut members = Vec::new();
         for spec in &deployment.processes {

@@ -115,8 +115,23 @@ public final class FlinkApp {
                 interval, checkpoints,
                 resume.map(p -> ", resuming from " + p).orElse(""));
 
-        StreamExecutionEnvironment env =
-                StreamExecutionEnvironment.createLocalEnvironment(configuration(settings, interval, checkpoints, resume));
+        Optional<SessionCluster> cluster;
+        try {
+            cluster = SessionCluster.fromEnv(BenchEnv.system(PRODUCT));
+        } catch (IllegalArgumentException e) {
+            System.err.println(e.getMessage());
+            System.exit(2);
+            return;
+        }
+        int parallelism = cluster.map(c -> c.parallelism(settings.parallelism())).orElse(settings.parallelism());
+        Configuration conf = configuration(settings, parallelism, interval, checkpoints, resume, cluster.isPresent());
+        // Embedded: a MiniCluster in this JVM. Cluster: the job is submitted to
+        // the session cluster's JobManager through Flink's REST client, this
+        // app's jar shipped with it, and this process stays its client.
+        StreamExecutionEnvironment env = cluster.isPresent()
+                ? StreamExecutionEnvironment.createRemoteEnvironment(
+                        "127.0.0.1", cluster.get().restPort(), conf, SessionCluster.appJar())
+                : StreamExecutionEnvironment.createLocalEnvironment(conf);
         KafkaSink<byte[]> sink = sink(settings, naming);
         KafkaSource<?> source = pipeline(env, settings, sink);
         String effective;
@@ -187,9 +202,10 @@ public final class FlinkApp {
         }
     }
 
-    static Configuration configuration(Settings settings, long intervalMs, Path checkpoints, Optional<Path> resume) {
+    static Configuration configuration(Settings settings, int parallelism, long intervalMs, Path checkpoints,
+            Optional<Path> resume, boolean onCluster) {
         Configuration conf = new Configuration();
-        conf.set(CoreOptions.DEFAULT_PARALLELISM, settings.parallelism());
+        conf.set(CoreOptions.DEFAULT_PARALLELISM, parallelism);
         // The MiniCluster's REST endpoint (random port): this host only.
         conf.set(RestOptions.BIND_ADDRESS, "127.0.0.1");
         conf.set(StateBackendOptions.STATE_BACKEND, "hashmap");
@@ -211,9 +227,12 @@ public final class FlinkApp {
         // record, against 12 ms at 1 ms, for the same CPU at 2,000 records/s).
         // Flink's docs advise against 0 (a flush after every record).
         conf.set(ExecutionOptions.BUFFER_TIMEOUT, NETWORK_BUFFER_TIMEOUT);
-        // A few in-process restarts (Flink's own recovery), then the job and the process fail.
+        // A few in-process restarts (Flink's own recovery), then the job and the
+        // process fail. On a session cluster, a TaskManager's loss leaves the job
+        // short of slots until the TaskManager is back: a restart a second for
+        // up to a minute, as long as a TaskManager takes to return.
         conf.set(RestartStrategyOptions.RESTART_STRATEGY, "fixed-delay");
-        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, 3);
+        conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_ATTEMPTS, onCluster ? 60 : 3);
         conf.set(RestartStrategyOptions.RESTART_STRATEGY_FIXED_DELAY_DELAY, Duration.ofSeconds(1));
         resume.ifPresent(path -> {
             conf.set(StateRecoveryOptions.SAVEPOINT_PATH, path.toUri().toString());
