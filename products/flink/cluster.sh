@@ -30,6 +30,17 @@ settings="
   -Dtaskmanager.memory.task.heap.size=384m
   -Dtaskmanager.memory.managed.size=0
 "
+# The JDK internals Flink reflects into (closure cleaning, Kryo): the same
+# as app.jar's manifest opens for the embedded form, which `java -jar`
+# honours and a -cp start does not.
+jdk_access="
+  --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.util=ALL-UNNAMED
+  --add-opens=java.base/java.lang.reflect=ALL-UNNAMED --add-opens=java.base/java.io=ALL-UNNAMED
+  --add-opens=java.base/java.net=ALL-UNNAMED --add-opens=java.base/java.nio=ALL-UNNAMED
+  --add-opens=java.base/java.util.concurrent=ALL-UNNAMED --add-opens=java.base/java.time=ALL-UNNAMED
+  --add-opens=java.base/sun.nio.ch=ALL-UNNAMED
+  --add-exports=java.base/sun.net.util=ALL-UNNAMED --add-exports=java.base/sun.nio.ch=ALL-UNNAMED
+"
 # Besides warnings, the cluster's own lifecycle: a job's state changes and
 # restarts, TaskManagers registering and lost.
 lifecycle_logs="
@@ -52,5 +63,5 @@ if [ -z "$jvm" ]; then
   exit 2
 fi
 # shellcheck disable=SC2086
-exec java $jvm -XX:+UseSerialGC -XX:+ExitOnOutOfMemoryError $lifecycle_logs -cp "$classpath" streamsuite.flink.ClusterProcess \
+exec java $jvm -XX:+UseSerialGC -XX:+ExitOnOutOfMemoryError $jdk_access $lifecycle_logs -cp "$classpath" streamsuite.flink.ClusterProcess \
   "$role" -c "$conf" $settings $dynamic
