@@ -200,9 +200,18 @@ public final class HazelcastApp {
         return config;
     }
 
-    /** SIGTERM: cancel the job (an open transaction is aborted), then shut the member down. */
+    /** SIGTERM: cancel the job, then shut the member down. */
     private static void stop(HazelcastInstance member, Job job) {
         stopping = true;
+        cancel(job);
+        member.shutdown();
+    }
+
+    /**
+     * Cancels the job (an open transaction is aborted) and waits up to
+     * STOP_TIMEOUT_MS for it to end.
+     */
+    static void cancel(Job job) {
         long started = System.nanoTime();
         try {
             job.cancel();
@@ -216,7 +225,6 @@ public final class HazelcastApp {
         } catch (Exception e) {
             System.err.println("hazelcast: cancelling the job: " + e);
         }
-        member.shutdown();
     }
 
     /**

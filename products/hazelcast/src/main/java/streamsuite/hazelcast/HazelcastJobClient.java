@@ -25,7 +25,6 @@ import streamsuite.common.Workload;
  */
 public final class HazelcastJobClient {
     private static final long READY_TIMEOUT_S = 120;
-    private static final long STOP_TIMEOUT_MS = 5000;
 
     private HazelcastJobClient() {}
 
@@ -82,20 +81,9 @@ public final class HazelcastJobClient {
         Thread.currentThread().join();
     }
 
-    /** SIGTERM: cancel the job (an open transaction is aborted), then disconnect. */
+    /** SIGTERM: cancel the job, then disconnect. */
     private static void stop(HazelcastInstance client, Job job) {
-        long started = System.nanoTime();
-        try {
-            job.cancel();
-            long deadline = started + TimeUnit.MILLISECONDS.toNanos(STOP_TIMEOUT_MS);
-            while (!job.getStatus().isTerminal() && System.nanoTime() < deadline) {
-                Thread.sleep(10);
-            }
-            System.err.printf("hazelcast: job cancelled, status %s after %d ms%n", job.getStatus(),
-                    (System.nanoTime() - started) / 1_000_000);
-        } catch (Exception e) {
-            System.err.println("hazelcast: cancelling the job: " + e);
-        }
+        HazelcastApp.cancel(job);
         client.shutdown();
     }
 }
