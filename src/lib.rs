@@ -20,6 +20,7 @@ pub mod probe;
 pub mod process;
 pub mod products;
 pub mod provenance;
+pub mod remote;
 pub mod report;
 pub mod results;
 pub mod rig;

@@ -5,8 +5,8 @@
 use std::fs::File;
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::sync::mpsc;
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::{mpsc, Arc, OnceLock};
 use std::time::{Duration, Instant};
 
 use anyhow::{bail, Context, Result};
@@ -119,6 +119,8 @@ pub struct Supervised {
     name: String,
     child: Child,
     ready: mpsc::Receiver<()>,
+    /// The first line of its standard output, once written.
+    first_line: Arc<OnceLock<String>>,
     stderr_log: PathBuf,
     stopped: bool,
 }
@@ -127,7 +129,33 @@ impl Supervised {
     /// Spawns `command` in its own group, logging to `<log_dir>/<role>.std{out,err}.log`.
     pub fn spawn(
         name: &str,
+        command: Command,
+        log_dir: &Path,
+        role: &str,
+        ready_marker: &str,
+    ) -> Result<Supervised> {
+        Supervised::spawn_from(name, command, Stdio::null(), log_dir, role, ready_marker)
+    }
+
+    /// As [`Supervised::spawn`], with a pipe to its standard input: what an
+    /// ssh session reads its remote process's signals from.
+    pub fn spawn_with_input(
+        name: &str,
+        command: Command,
+        log_dir: &Path,
+        role: &str,
+        ready_marker: &str,
+    ) -> Result<(Supervised, ChildStdin)> {
+        let mut process =
+            Supervised::spawn_from(name, command, Stdio::piped(), log_dir, role, ready_marker)?;
+        let input = process.child.stdin.take().context("no standard input")?;
+        Ok((process, input))
+    }
+
+    fn spawn_from(
+        name: &str,
         mut command: Command,
+        input: Stdio,
         log_dir: &Path,
         role: &str,
         ready_marker: &str,
@@ -135,7 +163,7 @@ impl Supervised {
         let stdout_log = log_dir.join(format!("{role}.stdout.log"));
         let stderr_log = log_dir.join(format!("{role}.stderr.log"));
         command
-            .stdin(Stdio::null())
+            .stdin(input)
             .stdout(Stdio::piped())
             .stderr(File::create(&stderr_log)?);
         isolate(&mut command, true);
@@ -146,10 +174,15 @@ impl Supervised {
         let (ready_tx, ready) = mpsc::channel();
         let marker = ready_marker.to_string();
         let mut log = File::create(&stdout_log)?;
+        let first_line = Arc::new(OnceLock::new());
+        let first = first_line.clone();
         std::thread::spawn(move || {
             for line in BufReader::new(stdout).lines() {
                 let Ok(line) = line else { break };
                 let _ = writeln!(log, "{line}");
+                if first.get().is_none() {
+                    let _ = first.set(line.clone());
+                }
                 if line.contains(&marker) {
                     let _ = ready_tx.send(());
                 }
@@ -159,9 +192,29 @@ impl Supervised {
             name: name.to_string(),
             child,
             ready,
+            first_line,
             stderr_log,
             stopped: false,
         })
+    }
+
+    /// The first line of its standard output, if it has written one.
+    pub fn first_line(&self) -> Option<&str> {
+        self.first_line.get().map(String::as_str)
+    }
+
+    /// Waits up to `timeout` for the process to exit by itself; whether it did.
+    pub fn exited_within(&mut self, timeout: Duration) -> bool {
+        let deadline = Instant::now() + timeout;
+        loop {
+            if matches!(self.child.try_wait(), Ok(Some(_)) | Err(_)) {
+                return true;
+            }
+            if Instant::now() > deadline {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// The process group, which is the start command's pid.

@@ -649,3 +649,42 @@ fn a_cluster_deployment_has_its_own_section_with_its_process_count() {
         "the embedded sections have no process column"
     );
 }
+
+/// A fixture run copied as one on another host over SSH: it is a bench
+/// point of its own, headed with the host, never mixed with this host's.
+#[test]
+fn a_run_on_another_host_has_its_own_section_naming_the_host() {
+    let fixture_runs = report::load_results(&fixture().join("results"), BadLines::Fail).unwrap();
+    let mut records = fixture_runs["stateless"].clone();
+    let local_sections = {
+        let results =
+            std::collections::BTreeMap::from([("stateless".to_string(), records.clone())]);
+        let pages = report::render_site(&suite(), &results, &[]).unwrap();
+        page(&pages, "stateless.html")
+            .matches(r#"<h2 id="point-"#)
+            .count()
+    };
+    let mut placed = records
+        .iter()
+        .find(|r| r.line == "rustpipe" && r.resources.is_some())
+        .unwrap()
+        .clone();
+    placed.run_id = "20261203T110000Z-rustpipe-ssh1".into();
+    placed.batch_id = "remote-batch".into();
+    placed.config.hosts = vec!["ssh://bench@engine-1".into()];
+    records.push(placed);
+    let results = std::collections::BTreeMap::from([("stateless".to_string(), records)]);
+    let pages = report::render_site(&suite(), &results, &[]).unwrap();
+    let html = page(&pages, "stateless.html");
+    let headings: Vec<&str> = html
+        .split(r#"<h2 id="point-"#)
+        .skip(1)
+        .map(|s| s.split("</h2>").next().unwrap_or_default())
+        .collect();
+    assert_eq!(headings.len(), local_sections + 1, "{headings:?}");
+    let remote: Vec<&&str> = headings
+        .iter()
+        .filter(|h| h.contains("on ssh://bench@engine-1"))
+        .collect();
+    assert_eq!(remote.len(), 1, "{headings:?}");
+}

@@ -263,6 +263,22 @@ fn users_config() -> String {
     )
 }
 
+/// An exclusive hold on the host's ClickHouse install, released when dropped.
+fn install_lock() -> Result<fs::File> {
+    use std::os::fd::AsRawFd;
+    let path = std::env::temp_dir().join("streamsuite-clickhouse-install.lock");
+    let file = fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+    // SAFETY: flock on a descriptor this function owns.
+    if unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) } != 0 {
+        bail!(
+            "locking {}: {}",
+            path.display(),
+            std::io::Error::last_os_error()
+        );
+    }
+    Ok(file)
+}
+
 /// The command that runs the server, installing Debian's package first when
 /// there is none and the suite runs as root.
 fn server_command(interrupt: &Interrupt) -> Result<Command> {
@@ -273,13 +289,21 @@ fn server_command(interrupt: &Interrupt) -> Result<Command> {
     if unsafe { libc::geteuid() } != 0 {
         bail!("ClickHouse is not installed; install it with `{APT_INSTALL}` as root, or set `sink: {{kind: external, url: ...}}` in bench.yaml");
     }
+    // Two suites (two tests) may find it missing at once: one installs
+    // while the other waits, and then finds it installed.
+    let _installing = install_lock()?;
+    if let Some(command) = find_server() {
+        return Ok(command);
+    }
     eprintln!("installing ClickHouse: {APT_INSTALL} (first use only)...");
     for args in [
         &["update", "-qq"][..],
         &["install", "-y", "-qq", "clickhouse-server"],
     ] {
         let mut apt = Command::new("apt-get");
-        apt.args(args)
+        // Another apt (the machine's own updates) is waited for, not failed on.
+        apt.args(["-o", "DPkg::Lock::Timeout=300"])
+            .args(args)
             .env("DEBIAN_FRONTEND", "noninteractive")
             .stdin(Stdio::null());
         let status = process::run_tool(

@@ -98,6 +98,7 @@ fn bench_point<'a>(
         client: bench.client,
         parallelism: bench.run.parallelism,
         deployment: bench.run.deploy.clone(),
+        hosts: super::lines::placed_on(&suite.bench, &product.name),
         input_partitions: workload.input.partitions,
         etl: workload.is_etl().then(|| bench.etl.clone()),
         bench_version: suite.bench.bench_version,

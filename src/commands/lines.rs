@@ -19,6 +19,7 @@ use crate::interrupt::{Interrupt, Interrupted};
 use crate::lock::{RunLock, WhenHeld};
 use crate::model::host::HostInfo;
 use crate::products::{self, Installation};
+use crate::remote::Placements;
 use crate::report::{self, BadLines};
 use crate::results::{self, RunConfig, RunRecord, SweepTag};
 use crate::runner::batch::{run_batch, BatchLine, BatchOutcome};
@@ -155,6 +156,8 @@ pub(super) fn run_lines_then(
         .then(|| SinkSession::open(&bench.sink, &cache, &interrupt))
         .transpose()?;
     let host = HostInfo::current();
+    let placements =
+        Placements::connect(&bench, lines.iter().map(|l| l.line.product.name.as_str()))?;
     let batch_id = results::new_run_id("batch");
     let ctx = RunContext {
         bench: &bench,
@@ -163,6 +166,7 @@ pub(super) fn run_lines_then(
         local_broker: session.local(),
         sink: sink.as_ref(),
         host: &host,
+        placements: &placements,
         interrupt: &interrupt,
         batch_id: batch_id.clone(),
         chaos: request.chaos.clone(),
@@ -357,11 +361,21 @@ fn line_config(
         product_settings,
         parallelism: own.run.parallelism,
         deployment: own.run.deploy.clone(),
+        hosts: placed_on(&own, &entry.line.product.name),
         sample_interval_ms: defaults.sample_interval_ms,
         input_partitions: workload.input.partitions,
         drain_records: request.drain,
         etl: workload.is_etl().then(|| own.etl.clone()),
     })
+}
+
+/// The hosts bench.yaml places `product` on, as the record names them.
+pub(crate) fn placed_on(bench: &Bench, product: &str) -> Vec<String> {
+    bench
+        .hosts
+        .get(product)
+        .map(|hosts| hosts.iter().map(ToString::to_string).collect())
+        .unwrap_or_default()
 }
 
 /// The product offers `deploy`, and the input has a partition for each of

@@ -27,6 +27,7 @@ impl RunConfig {
             parallelism: 1,
             sample_interval_ms: 1000,
             deployment: super::record::EMBEDDED.to_string(),
+            hosts: Vec::new(),
             input_partitions: 1,
             drain_records: None,
             etl: None,

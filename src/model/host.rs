@@ -34,6 +34,17 @@ pub struct HostInfo {
     pub machine_id_hash: Option<String>,
 }
 
+/// The files a host's identity is read from.
+pub const HOST_FILES: [&str; 7] = [
+    "/proc/cpuinfo",
+    "/proc/meminfo",
+    "/proc/sys/kernel/hostname",
+    "/proc/sys/kernel/osrelease",
+    "/etc/machine-id",
+    "/var/lib/dbus/machine-id",
+    "/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq",
+];
+
 /// Two clocks within this share of each other are one clock: a virtual
 /// machine's figure is calibrated at boot and moves by a few kHz.
 const MHZ_TOLERANCE: f64 = 0.01;
@@ -41,11 +52,18 @@ const MHZ_TOLERANCE: f64 = 0.01;
 impl HostInfo {
     /// Reads the running host from /proc, /sys and /etc.
     pub fn current() -> HostInfo {
-        let read = |path: &str| {
-            std::fs::read_to_string(path)
-                .map(|s| s.trim().to_string())
-                .unwrap_or_default()
-        };
+        let read = |path: &str| std::fs::read_to_string(path).unwrap_or_default();
+        HostInfo::from_files(
+            read,
+            std::thread::available_parallelism().map_or(1, |n| n.get()),
+        )
+    }
+
+    /// A host from the text of its [`HOST_FILES`] (`read` gives "" for one
+    /// it lacks) and the CPUs a process there may run on: how this host
+    /// and one reached over SSH are read alike.
+    pub fn from_files(read: impl Fn(&str) -> String, cores: usize) -> HostInfo {
+        let read = |path: &str| read(path).trim().to_string();
         let cpuinfo = read("/proc/cpuinfo");
         let machine_id = Some(read("/etc/machine-id"))
             .filter(|id| !id.is_empty())
@@ -53,7 +71,7 @@ impl HostInfo {
         HostInfo {
             hostname: read("/proc/sys/kernel/hostname"),
             cpu_model: cpu_model(&cpuinfo).unwrap_or_else(|| "unknown".into()),
-            cores: std::thread::available_parallelism().map_or(1, |n| n.get()),
+            cores,
             threads: threads(&cpuinfo),
             cpu_mhz: nominal_mhz(&read(
                 "/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq",

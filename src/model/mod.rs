@@ -17,3 +17,4 @@ pub mod record;
 pub mod resources;
 pub mod settings;
 pub mod sink_rows;
+pub mod ssh;

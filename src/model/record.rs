@@ -47,6 +47,10 @@ pub struct RunRecord {
     pub started_at: String,
     pub bench_version: u32,
     pub host: HostInfo,
+    /// What each host of `config.hosts` is, read over SSH when the batch
+    /// connected; the product's CPU and memory were sampled there.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub product_hosts: Vec<PlacedHost>,
     pub broker: BrokerInfo,
     pub product: String,
     pub line: String,
@@ -106,6 +110,14 @@ pub struct RunRecord {
     /// made; absent when the suite did not run from a git checkout.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub suite_commit: Option<String>,
+}
+
+/// A host a product ran on, as its record names it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PlacedHost {
+    /// `ssh://user@host:port`, as bench.yaml gives it.
+    pub address: String,
+    pub identity: HostInfo,
 }
 
 /// Whether the product kept up with the offered rate.
@@ -216,6 +228,10 @@ pub struct RunConfig {
         skip_serializing_if = "is_embedded_deployment"
     )]
     pub deployment: String,
+    /// The hosts the product ran on (bench.yaml `hosts:`), in the order its
+    /// processes were placed; empty when it ran on this host.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<String>,
     pub sample_interval_ms: u64,
     pub input_partitions: i32,
     /// A drain run: the input pre-filled with this many records before the

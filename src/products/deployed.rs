@@ -1,10 +1,13 @@
 //! A product as it runs: the processes of its deployment, started in order
-//! (each ready before the next starts), watched and sampled as one, stopped
-//! in the reverse order, and killed whole or one member at a time.
+//! (each ready before the next starts), on this host or in turn on the
+//! hosts bench.yaml places it on, watched and sampled as one, stopped in
+//! the reverse order, and killed whole or one member at a time.
 
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{ChildStdin, Command};
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -13,6 +16,12 @@ use super::{expand, Installation, LaunchSettings};
 use crate::config::{Deployment, Product, EMBEDDED};
 use crate::interrupt::Interrupt;
 use crate::process::Supervised;
+use crate::remote::launch::{quote, start_script, GROUP_MARKER};
+use crate::remote::RemoteHost;
+
+/// How long a remote process may take to go once told to (SIGKILL, or
+/// SIGTERM's grace over).
+const REMOTE_KILL_WAIT: Duration = Duration::from_secs(5);
 
 /// How one process of a deployment is started, kept to start it again
 /// after a kill.
@@ -23,27 +32,65 @@ struct Launch {
     dir: PathBuf,
     environment: BTreeMap<String, String>,
     ready_marker: String,
+    /// The host it runs on; this one when None.
+    host: Option<Arc<RemoteHost>>,
 }
 
 impl Launch {
     /// Spawns the process, logging under `<log_prefix>-<label>` (or
     /// `log_prefix` alone for an embedded product), and waits until it is
-    /// ready.
-    fn spawn(&self, log_role: &str, plan: &StartPlan<'_>) -> Result<Supervised> {
-        let mut command = Command::new(&self.argv[0]);
-        command
-            .args(&self.argv[1..])
-            .current_dir(&self.dir)
-            .envs(&self.environment);
-        let mut process = Supervised::spawn(
-            &self.name,
-            command,
-            plan.log_dir,
-            log_role,
-            &self.ready_marker,
-        )?;
+    /// ready. On a remote host, the local process is its ssh session.
+    fn spawn(&self, log_role: &str, plan: &StartPlan<'_>) -> Result<(Supervised, Option<Remote>)> {
+        let (name, log_dir, marker) = (&self.name, plan.log_dir, &self.ready_marker);
+        let (mut process, signals) = match &self.host {
+            None => {
+                let mut command = Command::new(&self.argv[0]);
+                command
+                    .args(&self.argv[1..])
+                    .current_dir(&self.dir)
+                    .envs(&self.environment);
+                let process = Supervised::spawn(name, command, log_dir, log_role, marker)?;
+                (process, None)
+            }
+            Some(host) => {
+                let command = host.command(&start_script(&self.dir, &self.environment, &self.argv));
+                let (process, signals) =
+                    Supervised::spawn_with_input(name, command, log_dir, log_role, marker)?;
+                (process, Some((host.clone(), signals)))
+            }
+        };
         process.wait_ready(plan.ready_timeout, plan.interrupt)?;
-        Ok(process)
+        let Some((host, signals)) = signals else {
+            return Ok((process, None));
+        };
+        // Printed before the process starts, so read before it was ready.
+        let group = process
+            .first_line()
+            .and_then(|line| line.strip_prefix(GROUP_MARKER))
+            .and_then(|group| group.trim().parse().ok())
+            .with_context(|| format!("{name}: its start printed no process group"))?;
+        let remote = Remote {
+            host,
+            group,
+            signals,
+        };
+        Ok((process, Some(remote)))
+    }
+}
+
+/// A process on a remote host, as the suite reaches it.
+struct Remote {
+    host: Arc<RemoteHost>,
+    /// Its process group there.
+    group: i32,
+    /// The ssh session's input: a signal name per line, for the group.
+    signals: ChildStdin,
+}
+
+impl Remote {
+    fn signal(&mut self, name: &str) {
+        // A session already gone has taken the group with it.
+        let _ = writeln!(self.signals, "{name}");
     }
 }
 
@@ -54,7 +101,10 @@ struct Member {
     /// Its place among its role's processes: 0, 1, ...
     index: u32,
     launch: Launch,
+    /// The process here: the product's own, or its ssh session.
     process: Supervised,
+    /// Where it runs when not here.
+    remote: Option<Remote>,
     /// Killed on purpose: its absence is no failure.
     down: bool,
 }
@@ -63,6 +113,32 @@ impl Member {
     /// How messages and logs name it: `taskmanager-1`, or `product`.
     fn label(&self) -> String {
         member_label(&self.role, self.index)
+    }
+
+    /// SIGKILL to its whole tree, wherever it runs; how many processes
+    /// that hit.
+    fn kill(&mut self) -> usize {
+        self.down = true;
+        let Some(remote) = &mut self.remote else {
+            return self.process.kill();
+        };
+        let hit = remote.host.tree_size(remote.group).unwrap_or(0);
+        remote.signal("KILL");
+        self.process.exited_within(REMOTE_KILL_WAIT);
+        self.process.kill();
+        hit
+    }
+
+    /// SIGTERM to its tree, then SIGKILL after `grace`.
+    fn stop(&mut self, grace: Duration) {
+        if let Some(remote) = &mut self.remote {
+            remote.signal("TERM");
+            if !self.process.exited_within(grace) {
+                remote.signal("KILL");
+                self.process.exited_within(REMOTE_KILL_WAIT);
+            }
+        }
+        self.process.stop(grace);
     }
 }
 
@@ -83,6 +159,8 @@ pub struct StartPlan<'a> {
     pub log_prefix: &'a str,
     pub ready_timeout: Duration,
     pub interrupt: &'a Interrupt,
+    /// The hosts the processes are placed on in turn; this one when empty.
+    pub hosts: &'a [Arc<RemoteHost>],
 }
 
 impl StartPlan<'_> {
@@ -115,6 +193,17 @@ impl Deployed {
         let deployment = product
             .deployment(plan.deployment)
             .map_err(anyhow::Error::msg)?;
+        if !deployment.ports.is_empty() && plan.hosts.len() > 1 {
+            anyhow::bail!(
+                "{}: the members of deployment `{}` reach each other on loopback ports ({}), \
+                 so they run on one host; bench.yaml's hosts.{} names {}",
+                product.name,
+                plan.deployment,
+                deployment.ports.join(", "),
+                product.name,
+                plan.hosts.len()
+            );
+        }
         let run_environment = settings.environment()?;
         let ports = free_ports(&deployment)?;
         let counts = deployment.processes.iter().map(|p| {
@@ -135,6 +224,12 @@ impl Deployed {
                 log_dir.to_string_lossy().into_owned(),
             )])
             .collect();
+        for host in plan.hosts {
+            // A member there logs its children into the same folder.
+            let script = format!("mkdir -p {}", quote(&log_dir.to_string_lossy()));
+            host.run(&script, "creating the run's log folder")?;
+        }
+        let mut hosts = plan.hosts.iter().cycle();
         let mut members = Vec::new();
         for spec in &deployment.processes {
             let start = spec.start.as_ref().unwrap_or(&product.start);
@@ -154,23 +249,31 @@ impl Deployed {
                 let mut environment = shared.clone();
                 environment.extend(own.into_iter().map(|(k, v)| (k.to_string(), v)));
                 let label = member_label(&spec.role, index);
+                let host = hosts.next().cloned();
+                let mut name = if plan.deployment == EMBEDDED {
+                    product.name.clone()
+                } else {
+                    format!("{} {label}", product.name)
+                };
+                if let Some(host) = &host {
+                    name = format!("{name} on {}", host.address);
+                }
                 let launch = Launch {
-                    name: if plan.deployment == EMBEDDED {
-                        product.name.clone()
-                    } else {
-                        format!("{} {label}", product.name)
-                    },
+                    name,
                     argv,
-                    dir: product.dir().to_path_buf(),
+                    dir: std::path::absolute(product.dir())
+                        .with_context(|| format!("resolving {}", product.dir().display()))?,
                     environment,
                     ready_marker: ready.stdout_contains.clone(),
+                    host,
                 };
-                let process = launch.spawn(&plan.log_role(&label), plan)?;
+                let (process, remote) = launch.spawn(&plan.log_role(&label), plan)?;
                 members.push(Member {
                     role: spec.role.clone(),
                     index,
                     launch,
                     process,
+                    remote,
                     down: false,
                 });
             }
@@ -180,12 +283,15 @@ impl Deployed {
 
     /// The process groups of the members still running, which the sampler
     /// reads as one tree.
-    pub fn roots(&self) -> Vec<i32> {
-        self.members
-            .iter()
-            .filter(|m| !m.down)
-            .map(|m| m.process.pgid() as i32)
-            .collect()
+    pub fn roots(&self) -> ProductRoots {
+        let mut roots = ProductRoots::default();
+        for member in self.members.iter().filter(|m| !m.down) {
+            match &member.remote {
+                None => roots.local.push(member.process.pgid() as i32),
+                Some(remote) => roots.remote.push((remote.host.clone(), remote.group)),
+            }
+        }
+        roots
     }
 
     /// An error naming the first member that exited, unless it was killed
@@ -203,26 +309,21 @@ impl Deployed {
         self.members
             .iter_mut()
             .filter(|m| !m.down)
-            .map(|m| {
-                m.down = true;
-                m.process.kill()
-            })
+            .map(Member::kill)
             .sum()
     }
 
     /// SIGKILL to the member labelled `label` alone (`taskmanager-1`);
     /// returns how many processes that hit.
     pub fn kill_member(&mut self, label: &str) -> Result<usize> {
-        let member = self.member(label)?;
-        member.down = true;
-        Ok(member.process.kill())
+        Ok(self.member(label)?.kill())
     }
 
     /// Starts the member labelled `label` again, as it was started, logging
     /// under `plan.log_prefix`, and waits until it is ready.
     pub fn restart_member(&mut self, label: &str, plan: &StartPlan<'_>) -> Result<()> {
         let member = self.member(label)?;
-        member.process = member.launch.spawn(&plan.log_role(label), plan)?;
+        (member.process, member.remote) = member.launch.spawn(&plan.log_role(label), plan)?;
         member.down = false;
         Ok(())
     }
@@ -249,8 +350,31 @@ impl Deployed {
     /// workers it runs on): SIGTERM, then SIGKILL after `grace`.
     pub fn stop(&mut self, grace: Duration) {
         for member in self.members.iter_mut().rev() {
-            member.process.stop(grace);
+            member.stop(grace);
         }
+    }
+}
+
+/// The process groups of a product's running members, by host.
+#[derive(Clone, Default)]
+pub struct ProductRoots {
+    /// On this host.
+    pub local: Vec<i32>,
+    /// On remote hosts, each group with its host.
+    pub remote: Vec<(Arc<RemoteHost>, i32)>,
+}
+
+impl ProductRoots {
+    /// The remote groups, gathered by host.
+    pub fn by_host(&self) -> Vec<(&RemoteHost, Vec<i32>)> {
+        let mut hosts: Vec<(&RemoteHost, Vec<i32>)> = Vec::new();
+        for (host, group) in &self.remote {
+            match hosts.iter_mut().find(|(h, _)| h.index == host.index) {
+                Some((_, groups)) => groups.push(*group),
+                None => hosts.push((host, vec![*group])),
+            }
+        }
+        hosts
     }
 }
 

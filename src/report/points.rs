@@ -28,6 +28,8 @@ pub(super) struct PointSettings {
     /// The form the products ran in: `embedded`, or a deployment such as
     /// `cluster` (the engine's own cluster processes).
     pub(super) deployment: String,
+    /// The hosts the products ran on over SSH; empty for this one.
+    pub(super) hosts: Vec<String>,
     pub(super) input_partitions: i32,
     /// Records pre-filled for a drain run; none for a paced one.
     pub(super) drain_records: Option<u64>,
@@ -50,6 +52,7 @@ impl PointSettings {
             client: config.client.clone(),
             parallelism: config.parallelism,
             deployment: config.deployment.clone(),
+            hosts: config.hosts.clone(),
             input_partitions: config.input_partitions,
             drain_records: config.drain_records,
             etl: config.etl.clone(),
@@ -74,6 +77,7 @@ impl PointSettings {
             client: suite.bench.client.clone(),
             parallelism: run.parallelism,
             deployment: run.deploy.clone(),
+            hosts: Vec::new(),
             input_partitions,
             drain_records: None,
             etl: workload
@@ -99,7 +103,12 @@ impl PointSettings {
         } else {
             format!(" · {} deployment", self.deployment)
         };
-        format!("{rate} · {} s window{deployment}", self.window_s)
+        let hosts = if self.hosts.is_empty() {
+            String::new()
+        } else {
+            format!(" · on {}", self.hosts.join(", "))
+        };
+        format!("{rate} · {} s window{deployment}{hosts}", self.window_s)
     }
 
     /// Whether every run here is fed beyond its capacity by design (a

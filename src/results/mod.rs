@@ -200,6 +200,7 @@ mod tests {
                 kernel: "k".into(),
                 machine_id_hash: None,
             },
+            product_hosts: Vec::new(),
             broker: BrokerInfo {
                 kind: "local".into(),
                 version: Some("apache-kafka 4.1.1".into()),

@@ -37,8 +37,9 @@ use crate::gendata::GendataSummary;
 use crate::interrupt::{Interrupt, Interrupted};
 use crate::model::host::HostInfo;
 use crate::products::Installation;
+use crate::remote::Placements;
 use crate::results::{
-    Chaos, LatencySeries, RunConfig, RunRecord, Status, SweepTag, SCHEMA_VERSION,
+    Chaos, LatencySeries, PlacedHost, RunConfig, RunRecord, Status, SweepTag, SCHEMA_VERSION,
 };
 use batch::PlannedRun;
 use drain::DrainRun;
@@ -65,6 +66,8 @@ pub struct RunContext<'a> {
     /// The ClickHouse of an ETL workload's batch.
     pub sink: Option<&'a SinkSession>,
     pub host: &'a HostInfo,
+    /// The hosts of the products bench.yaml places elsewhere, connected.
+    pub placements: &'a Placements,
     pub interrupt: &'a Interrupt,
     pub batch_id: String,
     /// The faults to inject into every run of the batch.
@@ -197,6 +200,15 @@ fn empty_record(
         started_at: chrono::Utc::now().to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
         bench_version: ctx.bench.bench_version,
         host: ctx.host.clone(),
+        product_hosts: ctx
+            .placements
+            .of(&line.product.name)
+            .iter()
+            .map(|h| PlacedHost {
+                address: h.address.to_string(),
+                identity: h.identity.clone(),
+            })
+            .collect(),
         broker: ctx.broker.clone(),
         product: line.product.name.clone(),
         line: line.line.name.clone(),

@@ -8,15 +8,17 @@ use anyhow::Result;
 use crate::analysis::window::{OffsetRead, Sample};
 use crate::broker::admin::OffsetReader;
 use crate::clock::now_us;
+use crate::products::ProductRoots;
 use crate::sampler;
 
 use super::RunNames;
 
 /// The roots of the process trees sampled besides the host.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct Watched {
-    /// The product's processes (a deployment's members), sampled as one.
-    pub product: Vec<i32>,
+    /// The product's processes (a deployment's members, here or on other
+    /// hosts), sampled as one.
+    pub product: ProductRoots,
     /// The local broker's nodes, sampled as one; empty for an external one.
     pub broker: Vec<i32>,
     pub helpers: Helpers,
@@ -111,8 +113,18 @@ impl<'a> Monitor<'a> {
     /// offset and the high watermark, each a broker round trip. Memory comes
     /// last: a JVM's smaps_rollup alone takes over 20 ms to read, and memory
     /// is a level that needs no exact instant. Only the instants are timed.
+    ///
+    /// A product on other hosts has its processes read first, a round trip
+    /// over each host's connection that would otherwise stretch the timed
+    /// reads: it ends about as long before `procs_at_us` at every sample,
+    /// so the CPU between two samples spans the same time.
     pub fn sample(&mut self, with_extra: bool) -> Result<()> {
         let names = self.names;
+        let remote_hosts = self.watched.product.by_host();
+        let remote_processes = remote_hosts
+            .iter()
+            .map(|(host, _)| host.processes(self.ticks_per_s))
+            .collect::<Result<Vec<_>>>()?;
         let procs_at_us = now_us();
         let all = sampler::all_processes();
         let host = sampler::read_host_ticks();
@@ -126,9 +138,12 @@ impl<'a> Monitor<'a> {
         // A helper that does not run reads as an empty tree.
         let helper = |root: Option<i32>| match root {
             Some(root) => tree(root),
-            None => sampler::read_tree(0, &[], self.page_size),
+            None => sampler::TreeReading::empty(),
         };
-        let product = sampler::read_trees(&self.watched.product, &all, self.page_size);
+        let mut product = sampler::read_trees(&self.watched.product.local, &all, self.page_size);
+        for ((host, groups), processes) in remote_hosts.iter().zip(&remote_processes) {
+            product.add(host.read_trees(groups, processes)?);
+        }
         let broker = (!self.watched.broker.is_empty())
             .then(|| sampler::read_trees(&self.watched.broker, &all, self.page_size));
         let gendata = helper(self.watched.helpers.gendata);
@@ -169,7 +184,7 @@ impl<'a> Monitor<'a> {
     }
 
     /// Samples the product's trees from `roots` on (a restarted product).
-    pub fn watch_product(&mut self, roots: Vec<i32>) {
+    pub fn watch_product(&mut self, roots: ProductRoots) {
         self.watched.product = roots;
     }
 

@@ -86,6 +86,7 @@ impl<'r> Run<'r> {
             log_prefix,
             ready_timeout: Duration::from_secs(self.ctx.bench.run.ready_timeout_s),
             interrupt: self.ctx.interrupt,
+            hosts: self.ctx.placements.of(&self.line.product.name),
         }
     }
 
@@ -356,7 +357,7 @@ mod tests {
             _settings: &LaunchSettings,
             _offsets: &OffsetReader,
         ) -> Result<()> {
-            self.product_pid = product.roots().first().map(|&pid| pid as u32);
+            self.product_pid = product.roots().local.first().map(|&pid| pid as u32);
             self.note("measure")
         }
 
@@ -451,6 +452,7 @@ mod tests {
             local_broker: None,
             sink: None,
             host: &host,
+            placements: &crate::remote::Placements::default(),
             interrupt: &interrupt,
             batch_id: "test".into(),
             chaos: None,

@@ -16,6 +16,8 @@ use procfs::{FromBufRead, FromRead};
 
 pub use crate::model::resources::MemoryInstrument;
 
+pub mod remote;
+
 /// One process as a sample sees it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProcEntry {
@@ -134,8 +136,13 @@ pub fn tree_members(root: i32, all: &[ProcEntry]) -> BTreeSet<i32> {
     members
 }
 
-/// CPU ticks per process of a tree at one instant, keyed by (pid, starttime).
-pub type TickMap = BTreeMap<(i32, u64), u64>;
+/// Names a process among every host a run samples: the host (0 for this
+/// one, then a product's remote hosts from 1), the pid, and the start time
+/// in ticks since boot (a pid reused by a new process is a new key).
+pub type ProcKey = (u16, i32, u64);
+
+/// CPU ticks per process of a tree at one instant.
+pub type TickMap = BTreeMap<ProcKey, u64>;
 
 /// The CPU a tree used between two samples, in percent of one core.
 /// A process new since `before` counts with all its ticks: it started inside
@@ -167,32 +174,72 @@ pub struct TreeReading {
     pub processes: usize,
 }
 
+impl TreeReading {
+    /// A reading of no process.
+    pub fn empty() -> TreeReading {
+        TreeReading {
+            ticks: TickMap::new(),
+            memory_bytes: 0,
+            instrument: MemoryInstrument::Pss,
+            rss_bytes: 0,
+            uss_bytes: Some(0),
+            processes: 0,
+        }
+    }
+
+    /// Adds `other`'s processes (another host's part of one product).
+    pub fn add(&mut self, other: TreeReading) {
+        self.ticks.extend(other.ticks);
+        self.memory_bytes += other.memory_bytes;
+        if other.instrument == MemoryInstrument::Rss {
+            self.instrument = MemoryInstrument::Rss;
+        }
+        self.rss_bytes += other.rss_bytes;
+        self.uss_bytes = self.uss_bytes.zip(other.uss_bytes).map(|(a, b)| a + b);
+        self.processes += other.processes;
+    }
+}
+
 /// Reads the tree of `root` among `all`: its ticks and its memory.
 pub fn read_tree(root: i32, all: &[ProcEntry], page_size: u64) -> TreeReading {
-    read_members(&tree_members(root, all), all, page_size)
+    read_trees(&[root], all, page_size)
 }
 
 /// Reads the trees of `roots` among `all` as one (a cluster's nodes).
 pub fn read_trees(roots: &[i32], all: &[ProcEntry], page_size: u64) -> TreeReading {
-    let members: BTreeSet<i32> = roots
-        .iter()
-        .flat_map(|&root| tree_members(root, all))
-        .collect();
-    read_members(&members, all, page_size)
+    let members = trees_members(roots, all);
+    read_members(&members, all, page_size, 0, |pid| {
+        std::fs::read(format!("/proc/{pid}/smaps_rollup"))
+            .ok()
+            .and_then(|text| parse_rollup(&text))
+    })
 }
 
-fn read_members(members: &BTreeSet<i32>, all: &[ProcEntry], page_size: u64) -> TreeReading {
+/// The pids of the trees of `roots` among `all`.
+pub fn trees_members(roots: &[i32], all: &[ProcEntry]) -> BTreeSet<i32> {
+    roots
+        .iter()
+        .flat_map(|&root| tree_members(root, all))
+        .collect()
+}
+
+/// Reads `members` among `all`, the processes of host `host`, with their
+/// memory from `rollup` (None where a process's smaps_rollup is unreadable).
+pub fn read_members(
+    members: &BTreeSet<i32>,
+    all: &[ProcEntry],
+    page_size: u64,
+    host: u16,
+    rollup: impl Fn(i32) -> Option<Rollup>,
+) -> TreeReading {
     let mut ticks = TickMap::new();
     let mut memory_bytes = 0;
     let mut instrument = MemoryInstrument::Pss;
     let mut rss_bytes = 0;
     let mut uss_bytes = Some(0);
     for p in all.iter().filter(|p| members.contains(&p.pid)) {
-        ticks.insert((p.pid, p.starttime), p.cpu_ticks);
-        let rollup = std::fs::read(format!("/proc/{}/smaps_rollup", p.pid))
-            .ok()
-            .and_then(|text| parse_rollup(&text));
-        match rollup {
+        ticks.insert((host, p.pid, p.starttime), p.cpu_ticks);
+        match rollup(p.pid) {
             Some(r) => {
                 memory_bytes += r.pss;
                 rss_bytes += r.rss;
@@ -322,15 +369,18 @@ mod tests {
 
     #[test]
     fn cpu_counts_deltas_and_new_processes() {
-        let before = TickMap::from([((1, 10), 100), ((2, 20), 50)]);
+        let before = TickMap::from([((0, 1, 10), 100), ((0, 2, 20), 50)]);
         // pid 1 used 50 ticks, pid 2 left, pid 3 is new with 25 ticks, and
         // pid 1 reused by a new process would be a new key.
-        let after = TickMap::from([((1, 10), 150), ((3, 30), 25)]);
+        let after = TickMap::from([((0, 1, 10), 150), ((0, 3, 30), 25)]);
         let pct = cpu_pct(&before, &after, 1.0, 100.0);
         assert!((pct - 75.0).abs() < 1e-9, "{pct}");
         assert_eq!(cpu_pct(&before, &after, 0.0, 100.0), 0.0);
-        let reused = TickMap::from([((1, 99), 5)]);
+        let reused = TickMap::from([((0, 1, 99), 5)]);
         assert!((cpu_pct(&before, &reused, 0.5, 100.0) - 10.0).abs() < 1e-9);
+        // The same pid on another host is another process.
+        let elsewhere = TickMap::from([((0, 1, 10), 150), ((1, 1, 10), 40)]);
+        assert!((cpu_pct(&before, &elsewhere, 1.0, 100.0) - 90.0).abs() < 1e-9);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! killed alone is named in the record; a member that fails to start is
 //! named with its log.
 
+use std::ops::RangeInclusive;
 use std::path::Path;
 
 use libtest_mimic::Trial;
@@ -35,25 +36,6 @@ pub fn trials() -> Vec<Trial> {
 /// A cluster deployment reads with a process per input partition.
 const CLUSTER: [&str; 4] = ["--deploy", "cluster", "--set", "workload.partitions=2"];
 
-/// Processes of this host whose environment names the run's consumer group:
-/// every process the suite started for the run has it.
-fn processes_of_run(run_id: &str) -> Vec<i32> {
-    let marker = format!("BENCH_GROUP_ID=ss-{run_id}");
-    let Ok(all) = procfs::process::all_processes() else {
-        return Vec::new();
-    };
-    all.filter_map(|p| p.ok())
-        .filter(|p| {
-            p.environ().is_ok_and(|env| {
-                env.iter().any(|(k, v)| {
-                    format!("{}={}", k.to_string_lossy(), v.to_string_lossy()) == marker
-                })
-            })
-        })
-        .map(|p| p.pid)
-        .collect()
-}
-
 /// A record of a cluster run that verified its whole input with nothing
 /// missing or repeated.
 fn check_verified(r: &RunRecord, out: &std::process::Output) -> Result<(), String> {
@@ -82,22 +64,26 @@ fn check_verified(r: &RunRecord, out: &std::process::Output) -> Result<(), Strin
 }
 
 /// Every cluster deployment, its members (as their logs name them) and the
-/// processes the sampler counts: theirs and their children's.
-const DEPLOYMENTS: [(&str, &[&str], usize); 6] = [
-    ("rustpipe-eos", &["instance-0", "instance-1"], 2),
-    ("kafka-streams", &["instance-0", "instance-1"], 2),
-    ("quix", &["instance-0", "instance-1"], 2),
-    ("hazelcast-eos", &["member-0", "member-1", "job-0"], 3),
+/// most processes the sampler counted at a sample: theirs and their
+/// children's, from the fewest the deployment runs to the most a sample
+/// may catch.
+const DEPLOYMENTS: [(&str, &[&str], RangeInclusive<usize>); 6] = [
+    ("rustpipe-eos", &["instance-0", "instance-1"], 2..=2),
+    ("kafka-streams", &["instance-0", "instance-1"], 2..=2),
+    ("quix", &["instance-0", "instance-1"], 2..=2),
+    ("hazelcast-eos", &["member-0", "member-1", "job-0"], 3..=3),
     (
         "flink-eos",
         &["jobmanager-0", "taskmanager-0", "taskmanager-1", "job-0"],
-        4,
+        4..=4,
     ),
     // Each worker starts an executor JVM; the driver is Python and its JVM.
+    // A sample may also catch a short-lived child of one of those seven
+    // (8 has been counted once).
     (
         "spark",
         &["master-0", "worker-0", "worker-1", "driver-0"],
-        7,
+        7..=8,
     ),
 ];
 
@@ -130,8 +116,10 @@ fn cluster_deployments_verify_the_whole_input_and_leave_no_process() -> Result<(
             .and_then(|p| p.processes_max)
             .ok_or(format!("{line}: no process count"))?;
         ensure(
-            sampled == processes,
-            &format!("{line}: every member's processes sampled, {sampled} of {processes}"),
+            processes.contains(&sampled),
+            &format!(
+                "{line}: every member's processes sampled, {sampled} (expected {processes:?})"
+            ),
             &out,
         )?;
         for member in members {

@@ -14,6 +14,7 @@ mod interrupted;
 mod partitions;
 mod products;
 mod releases;
+mod remote;
 mod runs;
 mod stalls;
 mod support;
@@ -43,6 +44,7 @@ fn main() {
     trials.extend(partitions::trials());
     trials.extend(cluster::trials());
     trials.extend(deployments::trials());
+    trials.extend(remote::trials());
     trials.extend(products::trials());
     trials.extend(drain::trials());
     trials.extend(etl::trials());

@@ -448,3 +448,22 @@ pub fn config_with_broker(broker: &str) -> Result<(tempfile::TempDir, PathBuf), 
     std::fs::write(&bench, text.replace(local, broker)).map_err(|e| e.to_string())?;
     Ok((dir, bench))
 }
+
+/// Processes of this host whose environment names the run's consumer group:
+/// every process the suite started for the run has it.
+pub fn processes_of_run(run_id: &str) -> Vec<i32> {
+    let marker = format!("BENCH_GROUP_ID=ss-{run_id}");
+    let Ok(all) = procfs::process::all_processes() else {
+        return Vec::new();
+    };
+    all.filter_map(|p| p.ok())
+        .filter(|p| {
+            p.environ().is_ok_and(|env| {
+                env.iter().any(|(k, v)| {
+                    format!("{}={}", k.to_string_lossy(), v.to_string_lossy()) == marker
+                })
+            })
+        })
+        .map(|p| p.pid)
+        .collect()
+}

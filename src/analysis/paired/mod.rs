@@ -28,6 +28,8 @@ pub struct BenchPoint<'a> {
     pub parallelism: u32,
     /// The form the products ran in (`embedded`, `cluster`).
     pub deployment: String,
+    /// The hosts the product ran on; empty for this one.
+    pub hosts: Vec<String>,
     pub input_partitions: i32,
     /// An ETL workload's arm and sink settings; none on any other.
     pub etl: Option<EtlConfig>,
@@ -54,6 +56,7 @@ impl BenchPoint<'_> {
             && c.product_settings == self.product_settings
             && c.parallelism == self.parallelism
             && c.deployment == self.deployment
+            && c.hosts == self.hosts
             && c.input_partitions == self.input_partitions
             && c.etl == self.etl
             && record.bench_version == self.bench_version

@@ -365,6 +365,7 @@ fn point(host: &HostInfo) -> BenchPoint<'_> {
         product_settings: BTreeMap::new(),
         parallelism: 1,
         deployment: "embedded".into(),
+        hosts: Vec::new(),
         input_partitions: 1,
         etl: None,
         bench_version: 2,

@@ -6,7 +6,7 @@ use crate::sampler::TickMap;
 /// A tree of `mb` MB PSS, twice that RSS and half that USS.
 pub(crate) fn reading(ticks: u64, mb: u64, instrument: MemoryInstrument) -> TreeReading {
     TreeReading {
-        ticks: TickMap::from([((10, 1), ticks)]),
+        ticks: TickMap::from([((0, 10, 1), ticks)]),
         memory_bytes: mb * 1024 * 1024,
         instrument,
         rss_bytes: 2 * mb * 1024 * 1024,

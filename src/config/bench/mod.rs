@@ -1,11 +1,13 @@
 //! `bench.yaml`: the bench version, the broker, the ClickHouse sink, run
 //! defaults and tolerances.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
 use crate::model::broker::{BrokerShape, Replicas};
+use crate::model::ssh::SshAddress;
 
 mod sweep;
 
@@ -52,6 +54,23 @@ pub struct Bench {
     /// What a rate sweep holds a line to (`suite sweep`).
     #[serde(default)]
     pub sweep: SweepConfig,
+    /// Products placed on other hosts, reached over SSH: each product's
+    /// processes in turn on its hosts. gendata and the probe stay here.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub hosts: BTreeMap<String, Vec<SshAddress>>,
+    /// How the suite reaches those hosts.
+    #[serde(default)]
+    pub ssh: SshSettings,
+}
+
+/// How ssh is called for the hosts of `hosts:`.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SshSettings {
+    /// An ssh_config(5) file passed to every ssh call (`-F`): keys, known
+    /// hosts, jump hosts. ssh's own default (~/.ssh/config) when absent.
+    #[serde(default)]
+    pub config: Option<PathBuf>,
 }
 
 fn default_iso_rate() -> u64 {
@@ -490,6 +509,7 @@ impl Bench {
             }
         }
         self.check_broker_shape()?;
+        self.check_hosts()?;
         match &self.sink {
             SinkConfig::Local {
                 http_port,
@@ -513,6 +533,31 @@ impl Bench {
 }
 
 impl Bench {
+    /// Hosts a product can be placed on: at least one per product, and a
+    /// broker each can reach (the local one listens on 127.0.0.1 alone).
+    fn check_hosts(&self) -> Result<(), (Option<&'static str>, String)> {
+        for (product, hosts) in &self.hosts {
+            if hosts.is_empty() {
+                return Err((
+                    Some("hosts"),
+                    format!("hosts.{product} names no host; give ssh://user@host, or remove it"),
+                ));
+            }
+            let remote = hosts.iter().find(|h| !h.is_loopback());
+            if let (Some(host), BrokerConfig::Local { .. }) = (remote, &self.broker) {
+                return Err((
+                    Some("hosts"),
+                    format!(
+                        "hosts.{product} places it on {host}, which cannot reach the local \
+                         broker on 127.0.0.1: use an external broker (broker.kind: external) \
+                         that host reaches"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
     /// A cluster the suite can start, and replicas it can place.
     fn check_broker_shape(&self) -> Result<(), (Option<&'static str>, String)> {
         let Replicas {

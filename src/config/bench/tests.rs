@@ -262,3 +262,60 @@ fn a_short_window_in_bench_yaml_names_file_and_line() {
     std::fs::write(&path, text.replace("window_s: 4", "window_s: 5")).unwrap();
     assert_eq!(Bench::from_file(&path).unwrap().run.window_s, 5);
 }
+
+#[test]
+fn hosts_place_a_product_over_ssh_or_say_what_cannot_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bench.yaml");
+    let run = RUN.replace("window_s: 2", "window_s: 5");
+    let with = |broker: &str, hosts: &str| format!("bench_version: 1\n{broker}{hosts}{run}");
+    let external = "broker: {kind: external, bootstrap: 'kafka-1:9092'}\n";
+    std::fs::write(
+        &path,
+        with(
+            external,
+            "hosts:\n  rustpipe: [ssh://bench@10.0.0.5, 'ssh://bench@10.0.0.6:2222']\n\
+             ssh: {config: /etc/bench/ssh_config}\n",
+        ),
+    )
+    .unwrap();
+    let bench = Bench::from_file(&path).unwrap();
+    let hosts: Vec<String> = bench.hosts["rustpipe"]
+        .iter()
+        .map(|h| h.to_string())
+        .collect();
+    assert_eq!(hosts, ["ssh://bench@10.0.0.5", "ssh://bench@10.0.0.6:2222"]);
+    assert_eq!(
+        bench.ssh.config.as_deref(),
+        Some(Path::new("/etc/bench/ssh_config"))
+    );
+    // Loopback reaches the local broker.
+    std::fs::write(
+        &path,
+        with("", "hosts: {rustpipe: ['ssh://root@127.0.0.1:2299']}\n"),
+    )
+    .unwrap();
+    assert!(Bench::from_file(&path).is_ok());
+    let refused = [
+        (
+            with("", "hosts:\n  rustpipe: [ssh://bench@10.0.0.5]\n"),
+            ":2: hosts.rustpipe places it on ssh://bench@10.0.0.5, which cannot reach the local broker",
+        ),
+        (
+            with(external, "hosts:\n  rustpipe: []\n"),
+            ":3: hosts.rustpipe names no host",
+        ),
+        (
+            with(external, "hosts:\n  rustpipe: [bench@10.0.0.5]\n"),
+            ":4: hosts.rustpipe: `bench@10.0.0.5` is not an ssh:// address",
+        ),
+    ];
+    for (text, expected) in refused {
+        std::fs::write(&path, text).unwrap();
+        let err = Bench::from_file(&path).unwrap_err().to_string();
+        assert!(
+            err.starts_with(&format!("{}{expected}", path.display())),
+            "{err}"
+        );
+    }
+}

@@ -316,7 +316,7 @@ fn a_window_whose_cpu_per_record_falls_is_not_steady() {
     let mut ticks = 0.0;
     for (i, sample) in c.samples.iter_mut().enumerate() {
         ticks += 90.0 - 50.0 * i as f64 / 32.0;
-        sample.product.ticks.insert((10, 1), ticks as u64);
+        sample.product.ticks.insert((0, 10, 1), ticks as u64);
     }
     let j = c.judge();
     assert!(j.flags.contains(&flag::NOT_STEADY), "{:?}", j.flags);
