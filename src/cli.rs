@@ -8,7 +8,7 @@ use crate::config::{ChaosPlan, LineSpec, Profile, Setting};
 
 /// streamsuite: a cross-engine streaming latency suite.
 #[derive(Debug, Parser)]
-#[command(name = "suite", version, about)]
+#[command(name = "suite", version = env!("SUITE_VERSION"), about)]
 pub struct Cli {
     /// The bench definition; products/ and workloads/ are read beside it.
     #[arg(long, global = true, default_value = "bench.yaml")]
@@ -58,9 +58,14 @@ pub enum Command {
         #[command(subcommand)]
         action: ClickHouseAction,
     },
+    /// Print a completion script for a shell, to be sourced or installed
+    /// (`suite completions bash > /etc/bash_completion.d/suite`).
+    Completions { shell: clap_complete::Shell },
     /// Generate the deterministic record stream (started by `suite run`).
+    #[command(hide = true)]
     Gendata(GendataArgs),
     /// Time records arriving on the output topic (started by `suite run`).
+    #[command(hide = true)]
     Probe(ProbeArgs),
 }
 

@@ -41,6 +41,7 @@ pub fn execute(cli: Cli) -> Result<i32> {
         Command::Gendata(args) => crate::gendata::run(&gendata_plan(args)).map(|()| 0),
         Command::Probe(args) => crate::probe::run(&probe_plan(args)?).map(|()| 0),
         Command::List => list(&load(&cli.config)?),
+        Command::Completions { shell } => completions(shell).map(|()| 0),
         Command::Install(args) => install(&load(&cli.config)?, &args),
         Command::Broker { action } => broker(&load(&cli.config)?, action),
         Command::Clickhouse { action } => clickhouse(&load(&cli.config)?, action),
@@ -55,6 +56,21 @@ pub fn execute(cli: Cli) -> Result<i32> {
         Command::Regress(args) => regress(&load(&cli.config)?, args),
         Command::Report(args) => report(&load(&cli.config)?, args),
         Command::Export(args) => export(&load(&cli.config)?, args),
+    }
+}
+
+/// Prints `shell`'s completion script; a reader that leaves early (`| head`)
+/// is no error.
+fn completions(shell: clap_complete::Shell) -> Result<()> {
+    use clap::CommandFactory;
+    use std::io::Write;
+    let mut script = Vec::new();
+    clap_complete::generate(shell, &mut Cli::command(), "suite", &mut script);
+    match std::io::stdout().write_all(&script) {
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(anyhow::Error::new(err).context("writing the completion script"))
+        }
+        _ => Ok(()),
     }
 }
 

@@ -1,0 +1,79 @@
+//! The command line's own conventions: the suite's version, the helpers
+//! kept out of `--help`, and shell completions. No broker is needed.
+
+use std::process::{Command, Output};
+
+fn suite(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_suite"))
+        .args(args)
+        .output()
+        .expect("running suite")
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn the_version_names_the_package_and_the_commit_it_was_built_from() {
+    let out = suite(&["--version"]);
+    assert!(out.status.success(), "{out:?}");
+    let head = Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    let expected = match head {
+        Some(commit) => format!("suite {} (commit {commit})\n", env!("CARGO_PKG_VERSION")),
+        None => format!("suite {}\n", env!("CARGO_PKG_VERSION")),
+    };
+    assert_eq!(stdout(&out), expected);
+}
+
+#[test]
+fn the_internal_helpers_are_hidden_from_help_yet_still_run() {
+    let help = stdout(&suite(&["--help"]));
+    let commands: Vec<&str> = help
+        .lines()
+        .filter_map(|l| l.strip_prefix("  ")?.split_whitespace().next())
+        .collect();
+    assert!(
+        commands.contains(&"run") && commands.contains(&"completions"),
+        "{help}"
+    );
+    assert!(
+        !commands.contains(&"gendata") && !commands.contains(&"probe"),
+        "{help}"
+    );
+    for helper in ["gendata", "probe"] {
+        let out = suite(&[helper, "--help"]);
+        assert!(out.status.success(), "{helper}: {out:?}");
+    }
+}
+
+#[test]
+fn completions_are_a_script_for_each_shell() {
+    for (shell, opening) in [
+        ("bash", "_suite()"),
+        ("zsh", "#compdef suite"),
+        ("fish", "complete -c suite"),
+        ("elvish", "edit:completion:arg-completer[suite]"),
+        ("powershell", "Register-ArgumentCompleter"),
+    ] {
+        let out = suite(&["completions", shell]);
+        assert!(out.status.success(), "{shell}: {out:?}");
+        let script = stdout(&out);
+        assert!(script.contains(opening), "{shell}: {script}");
+        for command in ["regress", "completions"] {
+            assert!(script.contains(command), "{shell} lacks {command}");
+        }
+    }
+    let out = suite(&["completions", "tcsh"]);
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "a shell it has no script for is a usage error"
+    );
+}
