@@ -8,7 +8,12 @@ use crate::config::{ChaosPlan, LineSpec, Profile, Setting};
 
 /// streamsuite: a cross-engine streaming latency suite.
 #[derive(Debug, Parser)]
-#[command(name = "suite", version = env!("SUITE_VERSION"), about)]
+#[command(
+    name = "suite",
+    version = env!("SUITE_VERSION"),
+    about,
+    after_help = crate::exit::HELP
+)]
 pub struct Cli {
     /// The bench definition; products/ and workloads/ are read beside it.
     #[arg(long, global = true, default_value = "bench.yaml")]
@@ -36,10 +41,11 @@ pub enum Command {
     /// exit 4 on a regression beyond the threshold, 1 on an error.
     Regress(RegressArgs),
     /// Show products, their lines and workloads, and what is runnable here.
-    List,
+    List(ListArgs),
     /// Write the HTML report pages from the results files.
     Report(ReportArgs),
-    /// Write a run's latency histogram (.hgrm) or a workload's tables (CSV, Markdown).
+    /// Write a run's latency histogram (.hgrm), a workload's figures as tidy
+    /// rows (CSV, JSONL) or its page's tables (Markdown).
     Export(ExportArgs),
     /// Install a product (one version) into the cache; `suite run` does this on first use.
     Install(InstallArgs),
@@ -94,7 +100,7 @@ pub struct RunArgs {
     pub chaos: Option<ChaosPlan>,
     /// The product version to run, installed on first use (default: product.yaml's);
     /// for a cargo product, a git revision of its repository, built once per commit.
-    #[arg(long = "version")]
+    #[arg(long, value_name = "VERSION")]
     pub product_version: Option<String>,
     /// A drain run: pre-fill the input with N records before the product
     /// starts, then time how fast it consumes them (its read capacity).
@@ -104,6 +110,10 @@ pub struct RunArgs {
     /// `--set client.fetch_min_bytes=65536`; recorded with each run.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub settings: Vec<Setting>,
+    /// Print the runs as one JSON document on standard output (progress
+    /// stays on standard error).
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -135,6 +145,10 @@ pub struct ChaosArgs {
     /// Change a bench.yaml setting for this run (repeatable); recorded with it.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub settings: Vec<Setting>,
+    /// Print the run as one JSON document on standard output (progress
+    /// stays on standard error).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// The options every measuring command takes: the load, where results go,
@@ -197,6 +211,10 @@ pub struct BatchArgs {
     /// `--set client.fetch_min_bytes=65536`; recorded with each run.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub settings: Vec<Setting>,
+    /// Print the batch's runs as one JSON document on standard output
+    /// (progress stays on standard error).
+    #[arg(long)]
+    pub json: bool,
 }
 
 /// Rounds of `suite sweep`: the fewest where each point's median has an
@@ -298,6 +316,16 @@ pub struct CompareArgs {
     /// Folder of results JSONL (default: bench.yaml's results_dir).
     #[arg(long)]
     pub results: Option<PathBuf>,
+    /// Print the paired table as one JSON document on standard output.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ListArgs {
+    /// Print the lines and workloads as one JSON document.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Args)]
@@ -305,7 +333,7 @@ pub struct InstallArgs {
     /// A product (quix) or one of its lines (quix-eos).
     pub product: String,
     /// The version to install (default: product.yaml's); for a cargo product, a git revision.
-    #[arg(long = "version")]
+    #[arg(long, value_name = "VERSION")]
     pub product_version: Option<String>,
 }
 
@@ -323,25 +351,31 @@ pub struct ReportArgs {
 }
 
 #[derive(Debug, Args)]
-#[command(group(clap::ArgGroup::new("format").required(true).args(["hgrm", "csv", "markdown"])))]
 pub struct ExportArgs {
-    /// A run id (with --hgrm) or a workload (with --csv or --markdown).
+    /// A run id (with `--format hgrm`) or a workload (the other formats).
     pub target: String,
-    /// The run's latency histogram as HdrHistogram percentile-distribution text (ms).
-    #[arg(long)]
-    pub hgrm: bool,
-    /// The workload's tables as CSV.
-    #[arg(long)]
-    pub csv: bool,
-    /// The workload's tables as Markdown.
-    #[arg(long)]
-    pub markdown: bool,
+    /// What to write.
+    #[arg(long, value_enum)]
+    pub format: ExportFormat,
     /// Folder of results JSONL (default: bench.yaml's results_dir).
     #[arg(long)]
     pub results: Option<PathBuf>,
     /// Write here instead of standard output.
     #[arg(long)]
     pub out: Option<PathBuf>,
+}
+
+/// What `suite export` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ExportFormat {
+    /// A run's latency histogram as HdrHistogram percentile-distribution text (ms).
+    Hgrm,
+    /// A workload's figures as tidy CSV: one row per run and figure, raw numbers.
+    Csv,
+    /// The same rows as JSON Lines.
+    Jsonl,
+    /// The tables of the workload's page, as Markdown.
+    Markdown,
 }
 
 #[derive(Debug, Subcommand)]

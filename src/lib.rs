@@ -11,6 +11,7 @@ pub mod clickhouse;
 pub mod clock;
 pub mod commands;
 pub mod config;
+pub mod exit;
 pub mod gendata;
 pub mod handoff;
 pub mod interrupt;

@@ -3,6 +3,7 @@
 use clap::Parser;
 
 use streamsuite::cli::Cli;
+use streamsuite::exit;
 use streamsuite::interrupt::Interrupted;
 
 fn main() {
@@ -11,7 +12,11 @@ fn main() {
         Ok(code) => std::process::exit(code),
         Err(err) => {
             eprintln!("error: {err:#}");
-            let code = if err.is::<Interrupted>() { 130 } else { 1 };
+            let code = if err.is::<Interrupted>() {
+                exit::INTERRUPTED
+            } else {
+                exit::ERROR
+            };
             std::process::exit(code);
         }
     }

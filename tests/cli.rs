@@ -77,3 +77,34 @@ fn completions_are_a_script_for_each_shell() {
         "a shell it has no script for is a usage error"
     );
 }
+
+/// `--help` ends with the exit codes; a command line that does not parse
+/// exits 2 whatever the command, and the product's version has a flag of
+/// its own beside the suite's `--version`.
+#[test]
+fn help_lists_the_exit_codes_and_a_usage_error_exits_2() {
+    let help = stdout(&suite(&["--help"]));
+    let codes = help.split("Exit codes:").nth(1).unwrap_or_default();
+    for code in ["0", "1", "2", "3", "4", "5", "130"] {
+        assert!(
+            codes
+                .lines()
+                .any(|l| l.split_whitespace().next() == Some(code)),
+            "exit code {code} missing from --help: {help}"
+        );
+    }
+    let run_help = stdout(&suite(&["run", "--help"]));
+    assert!(
+        run_help.contains("--product-version <VERSION>"),
+        "{run_help}"
+    );
+    assert!(run_help.contains("--json"), "{run_help}");
+    for argv in [
+        &["run", "rustpipe", "stateless", "--version", "1.0"][..],
+        &["export", "stateless", "--format", "xlsx"],
+        &["no-such-command"],
+    ] {
+        let out = suite(argv);
+        assert_eq!(out.status.code(), Some(2), "{argv:?}: {out:?}");
+    }
+}

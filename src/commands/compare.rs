@@ -4,16 +4,19 @@
 use std::collections::BTreeSet;
 
 use anyhow::Result;
+use serde::Serialize;
 
 use crate::analysis::paired::{self, BenchPoint, PairedFigure, RunFigures, Side, Verdict};
 use crate::cli::CompareArgs;
 use crate::config::{LineBench, LineSpec, Setting, Suite, Workload};
+use crate::exit;
 use crate::model::host::HostInfo;
 use crate::report::{self, BadLines};
 use crate::results::{RunRecord, Status};
 use crate::runner::{self};
 
-/// `suite compare`: the paired ratios B / A of two lines of one batch.
+/// `suite compare`: the paired ratios B / A of two lines of one batch;
+/// exits [`exit::NOT_SEPARABLE`] when no figure separates them.
 pub(super) fn compare(suite: &Suite, args: CompareArgs) -> Result<i32> {
     let workload = suite.workload(&args.workload)?;
     for spec in [&args.a, &args.b] {
@@ -62,11 +65,117 @@ pub(super) fn compare(suite: &Suite, args: CompareArgs) -> Result<i32> {
     let (runs_a, runs_b) = (figures(&shared.a), figures(&shared.b));
     let pairing = paired::pair_by_round(&runs_a, &runs_b);
     let tie_band = suite.bench.tolerances.tie_band;
-    println!("B = {b} against A = {a} · {}", point_label(point));
-    print_pairing(&shared.batch_id, &pairing);
-    println!();
-    print_paired(&paired::compare_figures(&pairing.pairs, tie_band), tie_band);
-    Ok(0)
+    let figures = paired::compare_figures(&pairing.pairs, tie_band);
+    let separable = figures
+        .iter()
+        .any(|f| matches!(f.verdict, Verdict::Separable { .. }));
+    let code = if separable {
+        exit::OK
+    } else {
+        exit::NOT_SEPARABLE
+    };
+    if args.json {
+        let report = CompareReport {
+            a: &a,
+            b: &b,
+            workload: &workload.name,
+            point: point_label(point),
+            batch_id: &shared.batch_id,
+            rounds_paired: pairing.pairs.len(),
+            rounds_unpaired: &pairing.unpaired,
+            significance: paired::SIGNIFICANCE,
+            tie_band,
+            figures: figures.iter().map(|f| FigureReport::new(f, None)).collect(),
+            separable,
+            exit_code: code,
+        };
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        println!("B = {b} against A = {a} · {}", point_label(point));
+        print_pairing(&shared.batch_id, &pairing);
+        println!();
+        print_paired(&figures, tie_band);
+    }
+    if !separable {
+        eprintln!(
+            "not separable: no figure tells {b} from {a} in batch {} (exit {code}); more rounds may",
+            shared.batch_id
+        );
+    }
+    Ok(code)
+}
+
+/// `suite compare --json`: the batch compared and its paired figures.
+#[derive(Debug, Serialize)]
+struct CompareReport<'a> {
+    a: &'a str,
+    b: &'a str,
+    workload: &'a str,
+    /// The bench point in words, as the table's heading gives it.
+    point: String,
+    batch_id: &'a str,
+    rounds_paired: usize,
+    /// Rounds where only one line has a usable run.
+    rounds_unpaired: &'a [u32],
+    significance: f64,
+    tie_band: f64,
+    figures: Vec<FigureReport>,
+    /// Whether any figure separates B from A.
+    separable: bool,
+    exit_code: i32,
+}
+
+/// One paired figure as `--json` gives it: ratios are B / A (current /
+/// baseline for `suite regress`).
+#[derive(Debug, Serialize)]
+pub(super) struct FigureReport {
+    figure: &'static str,
+    /// Paired rounds with the figure; 0 when not comparable.
+    n: usize,
+    median_ratio: Option<f64>,
+    interval_low: Option<f64>,
+    interval_high: Option<f64>,
+    /// The share of the time such an interval holds the median.
+    interval_coverage: Option<f64>,
+    sign_p: Option<f64>,
+    rounds_worse: usize,
+    rounds_better: usize,
+    rounds_tied: usize,
+    /// better, worse, not-separable or not-comparable.
+    standing: &'static str,
+    /// Why it is not comparable, when it is not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
+    /// `suite regress` alone: whether the figure regressed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    regression: Option<bool>,
+}
+
+impl FigureReport {
+    pub(super) fn new(figure: &PairedFigure, regression: Option<bool>) -> FigureReport {
+        let ratios = figure.verdict.ratios();
+        let interval = ratios.and_then(|r| r.interval);
+        let (standing, reason) = match &figure.verdict {
+            Verdict::Separable { standing, .. } => (standing.as_str(), None),
+            Verdict::NotSeparable { .. } => ("not-separable", None),
+            Verdict::NotComparable { reason } => ("not-comparable", Some(reason.clone())),
+        };
+        FigureReport {
+            figure: figure.metric,
+            n: ratios.map_or(0, |r| r.n),
+            median_ratio: ratios.map(|r| r.median),
+            interval_low: interval.map(|i| i.low),
+            interval_high: interval.map(|i| i.high),
+            interval_coverage: interval.map(|i| i.coverage),
+            sign_p: ratios.map(|r| r.sign.p),
+            rounds_worse: ratios.map_or(0, |r| r.sign.worse),
+            rounds_better: ratios.map_or(0, |r| r.sign.better),
+            rounds_tied: ratios.map_or(0, |r| r.sign.ties),
+            standing,
+            reason,
+            regression,
+        }
+    }
 }
 
 /// One side's point of a comparison: bench.yaml with that side's own
@@ -246,4 +355,79 @@ fn what_exists(records: &[RunRecord], a: &str, b: &str, point: &BenchPoint<'_>) 
         text
     };
     format!("{}; {}", describe(a), describe(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analysis::paired::{RatioSummary, SignTest, Standing};
+    use crate::model::interval::QuotedInterval;
+
+    /// A paired figure's JSON: its ratios and interval as numbers, its
+    /// standing in the documented words, `regression` only from regress.
+    #[test]
+    fn a_paired_figure_serializes_its_ratios_and_standing() {
+        let ratios = RatioSummary {
+            n: 5,
+            median: 1.5,
+            interval: Some(QuotedInterval {
+                low: 1.39,
+                high: 1.7,
+                coverage: 0.9375,
+                n: 5,
+            }),
+            sign: SignTest {
+                better: 0,
+                worse: 5,
+                ties: 0,
+                p: 0.03125,
+            },
+        };
+        let worse = PairedFigure {
+            metric: "us_cpu_per_record",
+            rounds: Vec::new(),
+            verdict: Verdict::Separable {
+                standing: Standing::Worse,
+                ratios,
+            },
+        };
+        let json = serde_json::to_value(FigureReport::new(&worse, None)).unwrap();
+        assert_eq!(json["figure"], "us_cpu_per_record");
+        assert_eq!(json["standing"], "worse");
+        assert_eq!(
+            (json["n"].as_u64(), json["median_ratio"].as_f64()),
+            (Some(5), Some(1.5))
+        );
+        assert_eq!(
+            (
+                json["interval_low"].as_f64(),
+                json["interval_high"].as_f64()
+            ),
+            (Some(1.39), Some(1.7))
+        );
+        assert_eq!(json["interval_coverage"].as_f64(), Some(0.9375));
+        assert_eq!(json["sign_p"].as_f64(), Some(0.03125));
+        assert_eq!(
+            (
+                json["rounds_worse"].as_u64(),
+                json["rounds_better"].as_u64()
+            ),
+            (Some(5), Some(0))
+        );
+        assert!(json.get("regression").is_none() && json.get("reason").is_none());
+
+        let not_comparable = PairedFigure {
+            metric: "added_p50_ms",
+            rounds: Vec::new(),
+            verdict: Verdict::NotComparable {
+                reason: "round 1, A: saturated".into(),
+            },
+        };
+        let json = serde_json::to_value(FigureReport::new(&not_comparable, Some(false))).unwrap();
+        assert_eq!(json["standing"], "not-comparable");
+        assert_eq!(json["reason"], "round 1, A: saturated");
+        assert_eq!(json["n"], 0);
+        assert!(json["median_ratio"].is_null());
+        assert_eq!(json["regression"], false);
+    }
 }

@@ -7,12 +7,13 @@ use anyhow::{Context, Result};
 use crate::broker::LocalBroker;
 use crate::cache::Cache;
 use crate::cli::{
-    BrokerAction, Cli, ClickHouseAction, Command, CpuRigArgs, ExportArgs, GendataArgs, InstallArgs,
-    ProbeArgs, ReportArgs, RigCommand,
+    BrokerAction, Cli, ClickHouseAction, Command, CpuRigArgs, ExportArgs, ExportFormat,
+    GendataArgs, InstallArgs, ProbeArgs, ReportArgs, RigCommand,
 };
 use crate::clickhouse::{ClickHouseClient, LocalClickHouse};
 use crate::clock::now_us;
 use crate::config::Suite;
+use crate::exit;
 use crate::gendata::GendataPlan;
 use crate::handoff::{WindowAnnouncement, WindowSource};
 use crate::interrupt::Interrupt;
@@ -26,11 +27,13 @@ use crate::workloads;
 
 mod compare;
 mod lines;
+mod list;
 mod regress;
 mod run;
 mod sweep;
 
 use compare::compare;
+use list::list;
 use regress::regress;
 use run::{batch, chaos, run};
 use sweep::sweep;
@@ -40,7 +43,7 @@ pub fn execute(cli: Cli) -> Result<i32> {
     match cli.command {
         Command::Gendata(args) => crate::gendata::run(&gendata_plan(args)).map(|()| 0),
         Command::Probe(args) => crate::probe::run(&probe_plan(args)?).map(|()| 0),
-        Command::List => list(&load(&cli.config)?),
+        Command::List(args) => list(&load(&cli.config)?, &args),
         Command::Completions { shell } => completions(shell).map(|()| 0),
         Command::Install(args) => install(&load(&cli.config)?, &args),
         Command::Broker { action } => broker(&load(&cli.config)?, action),
@@ -126,65 +129,6 @@ fn load(config: &Path) -> Result<Suite> {
 
 fn cache(suite: &Suite) -> Result<Cache> {
     Cache::from_settings(suite.bench.cache_dir.as_deref())
-}
-
-/// `suite list`: products, lines and workloads, what is runnable here, and
-/// which line implements which workload.
-fn list(suite: &Suite) -> Result<i32> {
-    let cache = cache(suite)?;
-    println!("{:<18} {:<14} {:<15} status", "line", "product", "delivery");
-    for line in suite.lines() {
-        let version = line.product.resolved_version();
-        let status = match products::availability(line.product, None, &cache) {
-            Availability::Runnable => "runnable here".to_string(),
-            Availability::Installed => format!("runnable here (installed {version})"),
-            Availability::Installable => {
-                format!("runnable here (installs {version} on first run)")
-            }
-            Availability::Buildable => "runnable here (cargo builds it as a run starts)".into(),
-            Availability::NotInstalled { hint } => format!("not installed here: {hint}"),
-        };
-        println!(
-            "{:<18} {:<14} {:<15} {status}",
-            line.line.name,
-            line.product.name,
-            line.line.delivery.as_str(),
-        );
-    }
-    println!();
-    print!("{}", workload_matrix(suite));
-    println!();
-    println!("{:<18} description", "workload");
-    for workload in suite.workloads.values() {
-        println!("{:<18} {}", workload.name, workload.description);
-    }
-    Ok(0)
-}
-
-/// Lines against workloads: `yes` where the line's product implements the
-/// workload, `not supported` where it does not.
-fn workload_matrix(suite: &Suite) -> String {
-    let names: Vec<&String> = suite.workloads.keys().collect();
-    let width = |name: &str| name.len().max("not supported".len()) + 2;
-    let mut out = format!("{:<19}", "line");
-    for name in &names {
-        out.push_str(&format!("{:<w$}", name, w = width(name)));
-    }
-    out = out.trim_end().to_string() + "\n";
-    for line in suite.lines() {
-        let mut row = format!("{:<19}", line.line.name);
-        for name in &names {
-            let cell = if line.product.workloads.contains(name) {
-                "yes"
-            } else {
-                "not supported"
-            };
-            row.push_str(&format!("{:<w$}", cell, w = width(name)));
-        }
-        out.push_str(row.trim_end());
-        out.push('\n');
-    }
-    out
 }
 
 /// `suite install`: one version of a product into the cache, once.
@@ -307,7 +251,7 @@ fn broker(suite: &Suite, action: BrokerAction) -> Result<i32> {
             }
             [] => {
                 println!("not running");
-                Ok(3)
+                Ok(exit::NOT_RUNNING)
             }
             pids => {
                 let pids: Vec<String> = pids.iter().map(u32::to_string).collect();
@@ -371,7 +315,7 @@ fn clickhouse(suite: &Suite, action: ClickHouseAction) -> Result<i32> {
             }
             None => {
                 println!("not running");
-                Ok(3)
+                Ok(exit::NOT_RUNNING)
             }
         },
     }
@@ -393,45 +337,31 @@ fn report(suite: &Suite, args: ReportArgs) -> Result<i32> {
     Ok(0)
 }
 
-/// `suite export`: a run's histogram, or a workload's tables, as text.
+/// `suite export`: a run's histogram, a workload's figures as tidy rows,
+/// or its page's tables.
 fn export(suite: &Suite, args: ExportArgs) -> Result<i32> {
+    use report::export::{csv, figure_rows, hgrm, jsonl, markdown};
     let results_dir = runner::results_dir(&suite.root, &suite.bench, args.results);
     let results = report::load_results(&results_dir, BadLines::Warn)?;
-    let text = if args.hgrm {
-        let record = results
-            .values()
-            .flatten()
-            .find(|r| r.run_id == args.target)
-            .with_context(|| {
-                format!(
-                    "no run `{}` in {}; run ids are in each record's run_id",
-                    args.target,
-                    results_dir.display()
-                )
-            })?;
-        report::export::hgrm(record)?
-    } else {
-        let known =
-            suite.workloads.contains_key(&args.target) || results.contains_key(&args.target);
-        if !known {
-            anyhow::bail!(
-                "unknown workload `{}`; known: {}",
-                args.target,
-                suite
-                    .workloads
-                    .keys()
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            );
+    let records = || workload_records(suite, &results, &args.target);
+    let text = match args.format {
+        ExportFormat::Hgrm => {
+            let record = results
+                .values()
+                .flatten()
+                .find(|r| r.run_id == args.target)
+                .with_context(|| {
+                    format!(
+                        "no run `{}` in {}; run ids are in each record's run_id",
+                        args.target,
+                        results_dir.display()
+                    )
+                })?;
+            hgrm(record)?
         }
-        let records = results.get(&args.target).map(Vec::as_slice).unwrap_or(&[]);
-        let page = report::workload_page(suite, &args.target, records);
-        if args.csv {
-            report::export::csv(&page)
-        } else {
-            report::export::markdown(&page)
-        }
+        ExportFormat::Csv => csv(&figure_rows(records()?))?,
+        ExportFormat::Jsonl => jsonl(&figure_rows(records()?))?,
+        ExportFormat::Markdown => markdown(&report::workload_page(suite, &args.target, records()?)),
     };
     match args.out {
         Some(path) => {
@@ -439,7 +369,28 @@ fn export(suite: &Suite, args: ExportArgs) -> Result<i32> {
         }
         None => print!("{text}"),
     }
-    Ok(0)
+    Ok(exit::OK)
+}
+
+/// The records of `workload`, none when it has no results yet; an unknown
+/// workload is an error naming the known ones.
+fn workload_records<'r>(
+    suite: &Suite,
+    results: &'r std::collections::BTreeMap<String, Vec<crate::results::RunRecord>>,
+    workload: &str,
+) -> Result<&'r [crate::results::RunRecord]> {
+    if !suite.workloads.contains_key(workload) && !results.contains_key(workload) {
+        anyhow::bail!(
+            "unknown workload `{workload}`; known: {}",
+            suite
+                .workloads
+                .keys()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    Ok(results.get(workload).map(Vec::as_slice).unwrap_or(&[]))
 }
 
 #[cfg(test)]

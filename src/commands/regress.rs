@@ -1,7 +1,7 @@
 //! `suite regress`: one line at a baseline version and as it is now,
 //! interleaved round by round in one batch, judged on the paired figures;
 //! the command a release check or a CI job calls. Its exit code is its
-//! verdict: 0 no regression, [`REGRESSION_EXIT`] a regression, 1 an error
+//! verdict: 0 no regression, [`exit::REGRESSION`] a regression, 1 an error
 //! (a run failed, too few rounds paired), 2 a usage error.
 
 use std::collections::BTreeMap;
@@ -9,18 +9,15 @@ use std::collections::BTreeMap;
 use anyhow::Result;
 use serde::Serialize;
 
-use crate::analysis::paired::{self, PairedFigure, Pairing, RunFigures, Verdict};
+use crate::analysis::paired::{self, PairedFigure, Pairing, RunFigures};
 use crate::cli::RegressArgs;
+use crate::exit;
 use crate::report::{self, BadLines};
 use crate::results::RunRecord;
 
-use super::compare::{paired_label, print_paired};
+use super::compare::{paired_label, print_paired, FigureReport};
 use super::lines::{run_lines, LineEntry, LinesOutcome, LinesRequest};
 use super::run::check_implements;
-
-/// The exit code of a regression found, apart from errors (1) and usage
-/// errors (2), so that a CI job tells "slower" from "broken".
-pub const REGRESSION_EXIT: i32 = 4;
 
 /// The fewest rounds a regression check judges from: an exact one-sided
 /// sign test reaches p <= 0.05 only from 5 rounds on (1/32 when all agree).
@@ -166,9 +163,9 @@ fn judge(
 impl RegressVerdict {
     fn exit_code(&self) -> i32 {
         match self {
-            RegressVerdict::NoRegression => 0,
-            RegressVerdict::Regression(_) => REGRESSION_EXIT,
-            RegressVerdict::Inconclusive { .. } | RegressVerdict::RunsFailed { .. } => 1,
+            RegressVerdict::NoRegression => exit::OK,
+            RegressVerdict::Regression(_) => exit::REGRESSION,
+            RegressVerdict::Inconclusive { .. } | RegressVerdict::RunsFailed { .. } => exit::ERROR,
         }
     }
 
@@ -240,29 +237,6 @@ struct RegressReport<'a> {
     exit_code: i32,
 }
 
-/// One paired figure of `--json`: ratios are current / baseline.
-#[derive(Debug, Serialize)]
-struct FigureReport {
-    figure: &'static str,
-    /// Paired rounds with the figure; 0 when not comparable.
-    n: usize,
-    median_ratio: Option<f64>,
-    interval_low: Option<f64>,
-    interval_high: Option<f64>,
-    /// The share of the time such an interval holds the median.
-    interval_coverage: Option<f64>,
-    sign_p: Option<f64>,
-    rounds_worse: usize,
-    rounds_better: usize,
-    rounds_tied: usize,
-    /// better, worse, not-separable or not-comparable.
-    standing: &'static str,
-    /// Why it is not comparable, when it is not.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    reason: Option<String>,
-    regression: bool,
-}
-
 impl<'a> RegressReport<'a> {
     fn new(
         args: &'a RegressArgs,
@@ -289,37 +263,10 @@ impl<'a> RegressReport<'a> {
             tie_band,
             figures: figures
                 .iter()
-                .map(|f| FigureReport::new(f, regressed.contains(&f.metric)))
+                .map(|f| FigureReport::new(f, Some(regressed.contains(&f.metric))))
                 .collect(),
             verdict: verdict.name(),
             exit_code: verdict.exit_code(),
-        }
-    }
-}
-
-impl FigureReport {
-    fn new(figure: &PairedFigure, regression: bool) -> FigureReport {
-        let ratios = figure.verdict.ratios();
-        let interval = ratios.and_then(|r| r.interval);
-        let (standing, reason) = match &figure.verdict {
-            Verdict::Separable { standing, .. } => (standing.as_str(), None),
-            Verdict::NotSeparable { .. } => ("not-separable", None),
-            Verdict::NotComparable { reason } => ("not-comparable", Some(reason.clone())),
-        };
-        FigureReport {
-            figure: figure.metric,
-            n: ratios.map_or(0, |r| r.n),
-            median_ratio: ratios.map(|r| r.median),
-            interval_low: interval.map(|i| i.low),
-            interval_high: interval.map(|i| i.high),
-            interval_coverage: interval.map(|i| i.coverage),
-            sign_p: ratios.map(|r| r.sign.p),
-            rounds_worse: ratios.map_or(0, |r| r.sign.worse),
-            rounds_better: ratios.map_or(0, |r| r.sign.better),
-            rounds_tied: ratios.map_or(0, |r| r.sign.ties),
-            standing,
-            reason,
-            regression,
         }
     }
 }
@@ -372,11 +319,11 @@ mod tests {
         assert!(
             matches!(&regressed, RegressVerdict::Regression(f) if f[0].0 == "us_cpu_per_record")
         );
-        assert_eq!(regressed.exit_code(), REGRESSION_EXIT);
+        assert_eq!(regressed.exit_code(), exit::REGRESSION);
         assert_eq!(regressed.name(), "regression");
         // A regression found outranks a failed run: both would fail a gate,
         // and the regression is what the check was for.
-        assert_eq!(verdict_of(12.0, 5, 1).exit_code(), REGRESSION_EXIT);
+        assert_eq!(verdict_of(12.0, 5, 1).exit_code(), exit::REGRESSION);
         let same = verdict_of(10.0, 5, 0);
         assert_eq!((same.exit_code(), same.name()), (0, "no-regression"));
         let failed = verdict_of(10.0, 5, 2);

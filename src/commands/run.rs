@@ -33,8 +33,8 @@ pub(super) fn run(suite: &Suite, args: RunArgs) -> Result<i32> {
             settings: args.settings,
             sweep: None,
         },
-    )
-    .map(|outcome| outcome.exit_code())
+    )?
+    .finish(&workload.name, args.json)
 }
 
 /// Seconds between a campaign's kills when `suite chaos` is not told: the
@@ -73,8 +73,8 @@ pub(super) fn chaos(suite: &Suite, args: ChaosArgs) -> Result<i32> {
             settings: args.settings,
             sweep: None,
         },
-    )
-    .map(|outcome| outcome.exit_code())
+    )?
+    .finish(&workload.name, args.json)
 }
 
 /// `suite batch`: several lines interleaved round by round, one batch.
@@ -128,8 +128,8 @@ pub(super) fn batch(suite: &Suite, args: BatchArgs) -> Result<i32> {
             settings: args.settings,
             sweep: None,
         },
-    )
-    .map(|outcome| outcome.exit_code())
+    )?
+    .finish(&workload.name, args.json)
 }
 
 /// `--all`: every line runnable here whose product implements `workload`;

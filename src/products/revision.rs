@@ -126,7 +126,7 @@ fn git(dir: &Path, args: &[&str]) -> Result<Option<String>> {
 pub fn resolve(name: &str, workspace: &Path, rev: &str) -> Result<Revision> {
     let top = git(workspace, &["rev-parse", "--show-toplevel"])?.ok_or_else(|| {
         anyhow!(
-            "{name}: --version {rev} needs a git repository, and {} is in none",
+            "{name}: --product-version {rev} needs a git repository, and {} is in none",
             workspace.display()
         )
     })?;

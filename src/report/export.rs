@@ -1,16 +1,21 @@
 //! `suite export`: a run's latency histogram in HdrHistogram's
-//! percentile-distribution text (what its plotters read), and a workload's
-//! tables as CSV or Markdown for pasting figures elsewhere.
+//! percentile-distribution text (what its plotters read), a workload's
+//! figures as tidy rows (CSV or JSON Lines: one row per run and figure, raw
+//! numbers, for dataframes and spreadsheets), and its page's tables as
+//! Markdown for pasting elsewhere.
 
 use std::fmt::Write;
 
 use anyhow::{Context, Result};
 use hdrhistogram::Histogram;
+use serde::{Deserialize, Serialize};
 
 use super::latency::decode_histogram;
+use super::points::BenchPoint;
 use super::table::{Cell, Table};
 use super::WorkloadPage;
-use crate::results::RunRecord;
+use crate::config::{Delivery, Profile};
+use crate::results::{Better, Regime, RunRecord, Status};
 
 /// HdrHistogram's percentile-distribution text of `record`'s latency, values
 /// in milliseconds, 5 steps per halving of the remaining distance to 100 %.
@@ -118,28 +123,116 @@ fn header(table: &Table) -> Vec<String> {
         .collect()
 }
 
-/// Every table of a workload as CSV: a `# title` line, the header, the rows,
-/// a blank line between tables.
-pub fn csv(page: &WorkloadPage) -> String {
-    let field = |text: &str| {
-        if text.contains([',', '"', '\n']) {
-            format!("\"{}\"", text.replace('"', "\"\""))
-        } else {
-            text.to_string()
+/// One figure of one run: a tidy export's row. Every column is a raw
+/// value; `bench_point` names the point the report compares the run at, and
+/// the columns after it spell out its main settings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct FigureRow {
+    pub run_id: String,
+    pub batch_id: String,
+    /// The run's round within its batch.
+    pub round: Option<u32>,
+    /// RFC 3339, UTC.
+    pub started_at: String,
+    pub workload: String,
+    pub line: String,
+    pub product: String,
+    pub version: String,
+    pub delivery: Delivery,
+    /// The Avro pipeline's arm (decoder/format), for an ETL run.
+    pub variant: Option<String>,
+    /// The bench point in words, as the page's section heading and detail
+    /// give it: runs compare only within one.
+    pub bench_point: String,
+    pub rate: u64,
+    pub window_s: u64,
+    pub profile: Profile,
+    pub deployment: String,
+    pub parallelism: u32,
+    pub input_partitions: i32,
+    pub bench_version: u32,
+    pub hostname: String,
+    pub status: Status,
+    pub regime: Option<Regime>,
+    /// The run's flags, space-separated.
+    pub flags: String,
+    /// The figure's name in the record's `metrics`.
+    pub figure: String,
+    pub value: f64,
+    pub unit: String,
+    /// Which way the figure is better: lower or higher.
+    pub direction: Better,
+}
+
+/// Every figure of every record, a row each, in the records' order and each
+/// record's figures by name.
+pub fn figure_rows(records: &[RunRecord]) -> Vec<FigureRow> {
+    let mut rows = Vec::new();
+    for record in records {
+        let point = BenchPoint::from_record(record);
+        let mut bench_point = format!("{} · {}", point.settings.label(), point.settings.detail());
+        if !point.settings.profile.is_uniform() {
+            bench_point.push_str(" · expert profile");
         }
-    };
+        if !point.settings.product_settings.is_empty() {
+            bench_point.push_str(&format!(" · {}", point.settings.product_settings));
+        }
+        let variant = record.variant.as_ref().map(|v| match &v.format {
+            Some(format) => format!("{}/{format}", v.decoder),
+            None => v.decoder.clone(),
+        });
+        for (figure, metric) in &record.metrics {
+            rows.push(FigureRow {
+                run_id: record.run_id.clone(),
+                batch_id: record.batch_id.clone(),
+                round: record.round,
+                started_at: record.started_at.clone(),
+                workload: record.workload.clone(),
+                line: record.line.clone(),
+                product: record.product.clone(),
+                version: record.version.clone(),
+                delivery: record.delivery,
+                variant: variant.clone(),
+                bench_point: bench_point.clone(),
+                rate: record.config.rate,
+                window_s: record.config.window_s,
+                profile: record.config.profile,
+                deployment: record.config.deployment.clone(),
+                parallelism: record.config.parallelism,
+                input_partitions: record.config.input_partitions,
+                bench_version: record.bench_version,
+                hostname: record.host.hostname.clone(),
+                status: record.status,
+                regime: record.regime,
+                flags: record.flags.join(" "),
+                figure: figure.clone(),
+                value: metric.value,
+                unit: metric.unit.clone(),
+                direction: metric.better,
+            });
+        }
+    }
+    rows
+}
+
+/// `rows` as CSV with a header line.
+pub fn csv(rows: &[FigureRow]) -> Result<String> {
+    let mut writer = ::csv::Writer::from_writer(Vec::new());
+    for row in rows {
+        writer.serialize(row)?;
+    }
+    let bytes = writer.into_inner().context("writing the CSV")?;
+    Ok(String::from_utf8(bytes)?)
+}
+
+/// `rows` as JSON Lines: one object per row.
+pub fn jsonl(rows: &[FigureRow]) -> Result<String> {
     let mut out = String::new();
-    for table in tables(page) {
-        let _ = writeln!(out, "# {}", table.title);
-        let head: Vec<String> = header(table).iter().map(|h| field(h)).collect();
-        let _ = writeln!(out, "{}", head.join(","));
-        for row in &table.rows {
-            let cells: Vec<String> = row.iter().map(|c| field(&cell_text(c))).collect();
-            let _ = writeln!(out, "{}", cells.join(","));
-        }
+    for row in rows {
+        out.push_str(&serde_json::to_string(row)?);
         out.push('\n');
     }
-    out
+    Ok(out)
 }
 
 /// Every table of a workload as Markdown; an empty table says so.

@@ -342,7 +342,7 @@ fn broken_results_line_costs_only_that_line_unless_strict() -> Result<(), String
 
     let out = output(
         suite_with(&bench)
-            .args(["export", "stateless", "--markdown", "--results"])
+            .args(["export", "stateless", "--format", "markdown", "--results"])
             .arg(&results),
     )?;
     ensure(out.status.success(), "export must succeed", &out)?;

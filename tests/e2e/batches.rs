@@ -47,12 +47,14 @@ fn batch_rotates_two_lines_and_compare_pairs_their_rounds() -> Result<(), String
                 "stateless",
             ])
             .args([
-                "--repeat", "3", "--rate", "1000", "--warmup", "3", "--window", "5",
+                "--repeat", "3", "--rate", "1000", "--warmup", "3", "--window", "5", "--json",
             ])
             .arg("--results")
             .arg(results.path()),
     )?;
     ensure(out.status.success(), "the batch must succeed", &out)?;
+    let batch: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("--json prints one JSON document on stdout: {e}"))?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     ensure(
         stderr.contains("round 1 of 3 · rustpipe · run 1 of 6 · at least")
@@ -96,13 +98,46 @@ fn batch_rotates_two_lines_and_compare_pairs_their_rounds() -> Result<(), String
         "one batch id",
         &out,
     )?;
+    // The JSON document names the batch and each run with its figures, as
+    // the records hold them.
+    let listed: Vec<(&str, f64)> = batch["runs"]
+        .as_array()
+        .map(|runs| {
+            runs.iter()
+                .map(|r| {
+                    let id = r["run_id"].as_str().unwrap_or_default();
+                    (
+                        id,
+                        r["metrics"]["us_cpu_per_record"]["value"]
+                            .as_f64()
+                            .unwrap_or(-1.0),
+                    )
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    let recorded: Vec<(&str, f64)> = runs
+        .iter()
+        .map(|r| {
+            let cpu = r.metrics.get("us_cpu_per_record").map_or(-2.0, |m| m.value);
+            (r.run_id.as_str(), cpu)
+        })
+        .collect();
+    ensure(
+        batch["batch_id"] == runs[0].batch_id.as_str()
+            && batch["failed"] == 0
+            && batch["exit_code"] == 0
+            && listed == recorded,
+        &format!("the JSON lists the batch's runs and figures: {listed:?} against {recorded:?}"),
+        &out,
+    )?;
     ensure(
         runs.iter().all(|r| r.status == Status::Ok),
         "every run ok",
         &out,
     )?;
 
-    let compare = |rate: &str| {
+    let compare = |rate: &str, extra: &[&str]| {
         output(
             suite()
                 .args([
@@ -113,12 +148,20 @@ fn batch_rotates_two_lines_and_compare_pairs_their_rounds() -> Result<(), String
                     "stateless",
                 ])
                 .args(["--rate", rate, "--window", "5"])
+                .args(extra)
                 .arg("--results")
                 .arg(results.path()),
         )
     };
-    let out = compare("1000")?;
-    ensure(out.status.success(), "compare must succeed", &out)?;
+    // Three rounds never reach p <= 0.05: no figure separates the lines,
+    // which compare's exit code says apart from success and error.
+    let out = compare("1000", &[])?;
+    ensure(
+        out.status.code() == Some(5)
+            && String::from_utf8_lossy(&out.stderr).contains("not separable: no figure tells"),
+        "compare exits 5 when no figure separates the lines",
+        &out,
+    )?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     ensure(
         stdout.contains(&format!("batch {} · 3 round(s) paired", runs[0].batch_id)),
@@ -184,7 +227,30 @@ fn batch_rotates_two_lines_and_compare_pairs_their_rounds() -> Result<(), String
         &out,
     )?;
 
-    let missing = compare("2000")?;
+    let json = compare("1000", &["--json"])?;
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout)
+        .map_err(|e| format!("compare --json prints one JSON document: {e}"))?;
+    let cpu = doc["figures"]
+        .as_array()
+        .and_then(|f| f.iter().find(|f| f["figure"] == "us_cpu_per_record"))
+        .cloned()
+        .unwrap_or_default();
+    ensure(
+        json.status.code() == Some(5)
+            && doc["batch_id"] == runs[0].batch_id.as_str()
+            && doc["rounds_paired"] == 3
+            && doc["separable"] == false
+            && doc["exit_code"] == 5
+            && cpu["n"] == 3
+            && cpu["median_ratio"]
+                .as_f64()
+                .is_some_and(|m| (m - ratios[1]).abs() < 1e-9)
+            && cpu["standing"] == "not-separable",
+        &format!("compare --json holds the batch, its rounds and the CPU ratio: {cpu}"),
+        &json,
+    )?;
+
+    let missing = compare("2000", &[])?;
     let stderr = String::from_utf8_lossy(&missing.stderr);
     ensure(
         !missing.status.success()

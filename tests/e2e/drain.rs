@@ -184,7 +184,7 @@ fn rustpipe_at_a_tagged_commit_is_built_and_run() -> Result<(), String> {
         &[
             "rustpipe",
             "stateless",
-            "--version",
+            "--product-version",
             "e2e-known",
             "--rate",
             "2000",
@@ -228,7 +228,7 @@ fn rustpipe_at_an_unknown_revision_is_a_one_line_error() -> Result<(), String> {
         "run",
         "rustpipe",
         "stateless",
-        "--version",
+        "--product-version",
         "no-such-revision-e2e",
     ]))?;
     let stderr = String::from_utf8_lossy(&out.stderr);

@@ -140,7 +140,7 @@ fn installed_line_keeps_up_over(
     did_the_same_work(r, &out)
 }
 
-/// The version `suite run LINE` runs when no --version is given.
+/// The version `suite run LINE` runs when no --product-version is given.
 pub fn default_version(line: &str) -> Result<String, String> {
     let suite = Suite::load(&repo().join("bench.yaml")).map_err(|e| e.to_string())?;
     let found = suite.line(line, None).map_err(|e| e.to_string())?;
@@ -182,6 +182,25 @@ fn an_installed_version_is_not_installed_again() -> Result<(), String> {
             .any(|l| l.starts_with("faststream ") && l.contains(&format!("(installed {version})"))),
         "suite list says which version is installed",
         &list,
+    )?;
+    let json = output(suite().args(["list", "--json"]))?;
+    let doc: serde_json::Value = serde_json::from_slice(&json.stdout)
+        .map_err(|e| format!("list --json prints one JSON document: {e}"))?;
+    let faststream = doc["lines"]
+        .as_array()
+        .and_then(|lines| lines.iter().find(|l| l["line"] == "faststream"))
+        .cloned()
+        .unwrap_or_default();
+    ensure(
+        json.status.success()
+            && faststream["status"] == "installed"
+            && faststream["version"] == version.as_str()
+            && faststream["runnable"] == true
+            && doc["workloads"]
+                .as_array()
+                .is_some_and(|w| w.iter().any(|w| w["name"] == "stateless")),
+        &format!("list --json says faststream {version} is installed: {faststream}"),
+        &json,
     )
 }
 

@@ -143,6 +143,7 @@ pub fn workload_run(
             .args(["run", line, workload, "--rate", &rate])
             .args(["--warmup", &warmup, "--window", &window])
             .args(settings.iter().flat_map(|s| ["--set", s]))
+            .arg("--json")
             .arg("--results")
             .arg(results.path()),
     )?;
@@ -156,7 +157,34 @@ pub fn workload_run(
         "line, delivery and workload recorded",
         &out,
     )?;
+    printed_the_record(&out, &record, results.path())?;
     Ok((out, record))
+}
+
+/// `suite run --json` printed one document on standard output: the run as
+/// its record holds it, every figure with its unit, and the results file.
+fn printed_the_record(out: &Output, record: &RunRecord, results: &Path) -> Result<(), String> {
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("--json prints one JSON document on stdout: {e}"))?;
+    let run = &doc["runs"][0];
+    let figures_match = record.metrics.iter().all(|(name, metric)| {
+        run["metrics"][name]["value"].as_f64() == Some(metric.value)
+            && run["metrics"][name]["unit"] == metric.unit.as_str()
+    });
+    ensure(
+        doc["runs"].as_array().map(Vec::len) == Some(1)
+            && run["run_id"] == record.run_id.as_str()
+            && run["status"] == "ok"
+            && doc["exit_code"] == 0
+            && doc["results_file"]
+                == results
+                    .join(format!("{}.jsonl", record.workload))
+                    .to_string_lossy()
+                    .as_ref()
+            && figures_match,
+        "the JSON document is the run as recorded",
+        out,
+    )
 }
 
 /// A client profile unlike bench.yaml's in every number, and an

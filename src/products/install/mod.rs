@@ -7,7 +7,7 @@
 //! last, so an install that failed or was interrupted is redone from scratch.
 //! A cargo build of the workspace as it is has no marker: cargo runs at
 //! every start and knows itself whether the binary is up to date. A cargo
-//! build at a git revision (`--version REV`) is one install per commit, with
+//! build at a git revision (`--product-version REV`) is one install per commit, with
 //! its marker (see [`revision`]). The tools' output goes to `install.log`
 //! in the install folder, never to the console.
 
@@ -229,11 +229,11 @@ pub fn ensure_installed(
     let name = &product.name;
     match &product.install {
         Install::Builtin if version.is_some() => bail!(
-            "{name} is part of the suite and runs its version ({}); --version applies to pip, maven and cargo installs",
+            "{name} is part of the suite and runs its version ({}); --product-version applies to pip, maven and cargo installs",
             product.resolved_version()
         ),
         Install::Binary { .. } if version.is_some() => bail!(
-            "{name} runs the binary this machine has; --version applies to pip, maven and cargo installs"
+            "{name} runs the binary this machine has; --product-version applies to pip, maven and cargo installs"
         ),
         Install::Builtin => Ok(Installation {
             version: product.resolved_version(),

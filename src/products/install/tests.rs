@@ -303,7 +303,7 @@ fn builtin_and_binary_refuse_another_version() {
         .unwrap_err()
         .to_string();
     assert!(
-        err.contains("--version applies to pip, maven and cargo"),
+        err.contains("--product-version applies to pip, maven and cargo"),
         "{err}"
     );
 }
