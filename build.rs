@@ -4,23 +4,32 @@
 
 use std::process::Command;
 
-fn main() {
-    let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();
-    let commit = Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
+/// `git ARGS`'s output, trimmed; none outside a checkout or on an error.
+fn git(args: &[&str]) -> Option<String> {
+    Command::new("git")
+        .args(args)
         .output()
         .ok()
         .filter(|out| out.status.success())
         .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_string())
-        .filter(|commit| !commit.is_empty());
-    let line = match commit {
+        .filter(|text| !text.is_empty())
+}
+
+fn main() {
+    let version = std::env::var("CARGO_PKG_VERSION").unwrap_or_default();
+    let line = match git(&["rev-parse", "--short", "HEAD"]) {
         Some(commit) => format!("{version} (commit {commit})"),
         None => version,
     };
     println!("cargo:rustc-env=SUITE_VERSION={line}");
-    // A new commit moves HEAD's branch; a checkout moves HEAD itself.
-    for path in [".git/HEAD", ".git/refs/heads", ".git/packed-refs"] {
-        if std::path::Path::new(path).exists() {
+    // A checkout moves HEAD, a commit the branch's ref file (or packed-refs
+    // after a gc). Each is named as a file: git finds them in a linked
+    // worktree too, and a file's change is what cargo sees for certain.
+    let branch = git(&["symbolic-ref", "-q", "HEAD"]);
+    let files = ["HEAD", branch.as_deref().unwrap_or("HEAD"), "packed-refs"]
+        .map(|name| git(&["rev-parse", "--git-path", name]));
+    for path in files.into_iter().flatten() {
+        if std::path::Path::new(&path).exists() {
             println!("cargo:rerun-if-changed={path}");
         }
     }

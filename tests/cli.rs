@@ -69,6 +69,27 @@ fn completions_are_a_script_for_each_shell() {
         for command in ["regress", "completions"] {
             assert!(script.contains(command), "{shell} lacks {command}");
         }
+        // The helpers `suite run` starts are offered nowhere, not even
+        // after `suite help`; a flag's description may still name them.
+        let offered = |helper: &str| {
+            [
+                format!("subcmd__{helper}"),
+                format!("({helper})"),
+                format!("'{helper}:"),
+                format!("-a \"{helper}\""),
+                format!("'{helper}'"),
+                format!("cand {helper} "),
+            ]
+            .iter()
+            .any(|form| script.contains(form.as_str()))
+        };
+        for helper in ["gendata", "probe"] {
+            assert!(!offered(helper), "{shell} offers {helper}");
+        }
+        assert!(
+            offered("regress"),
+            "{shell}: the forms looked for are its own"
+        );
     }
     let out = suite(&["completions", "tcsh"]);
     assert_eq!(

@@ -65,16 +65,32 @@ pub fn execute(cli: Cli) -> Result<i32> {
 /// Prints `shell`'s completion script; a reader that leaves early (`| head`)
 /// is no error.
 fn completions(shell: clap_complete::Shell) -> Result<()> {
-    use clap::CommandFactory;
     use std::io::Write;
     let mut script = Vec::new();
-    clap_complete::generate(shell, &mut Cli::command(), "suite", &mut script);
+    clap_complete::generate(shell, &mut completed_command(), "suite", &mut script);
     match std::io::stdout().write_all(&script) {
         Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
             Err(anyhow::Error::new(err).context("writing the completion script"))
         }
         _ => Ok(()),
     }
+}
+
+/// The command line the completion scripts offer: the suite's without the
+/// helpers `suite run` starts, which `--help` leaves out too (clap_complete
+/// would offer hidden subcommands).
+fn completed_command() -> clap::Command {
+    use clap::CommandFactory;
+    let full = Cli::command();
+    let shown: Vec<clap::Command> = full
+        .get_subcommands()
+        .filter(|command| !command.is_hide_set())
+        .cloned()
+        .collect();
+    clap::Command::new("suite")
+        .version(env!("SUITE_VERSION"))
+        .args(full.get_arguments().cloned())
+        .subcommands(shown)
 }
 
 /// `suite gendata`'s plan: the schedule starts now and the window with it
