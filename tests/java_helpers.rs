@@ -2,9 +2,16 @@
 //! suite, run by Maven from the repository root. It checks the stateless
 //! workload's decode and enrich against the suite's fixed cases
 //! (products/common/stateless-cases.json) and the parsing of the BENCH_*
-//! settings and client profile.
+//! settings and client profile. And a real Maven install, which records
+//! the dependency tree it resolved.
 
+use std::fs;
 use std::process::Command;
+
+use streamsuite::cache::Cache;
+use streamsuite::config::Product;
+use streamsuite::interrupt::Interrupt;
+use streamsuite::products::ensure_installed;
 
 #[test]
 fn the_jvm_apps_common_module_passes_its_tests() {
@@ -23,5 +30,45 @@ fn the_jvm_apps_common_module_passes_its_tests() {
         output.status,
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr),
+    );
+}
+
+#[test]
+fn a_maven_install_records_the_dependency_tree_it_resolved() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("products").join("p");
+    fs::create_dir_all(&folder).unwrap();
+    // One dependency, at the version the install is asked for; nothing to
+    // compile, so the build needs only what the JVM apps' builds fetched.
+    fs::write(
+        folder.join("pom.xml"),
+        "<project xmlns=\"http://maven.apache.org/POM/4.0.0\">\n\
+         <modelVersion>4.0.0</modelVersion>\n\
+         <groupId>streamsuite</groupId><artifactId>p</artifactId><version>1</version>\n\
+         <packaging>pom</packaging>\n\
+         <properties><slf4j.version>1.7.36</slf4j.version></properties>\n\
+         <dependencies><dependency><groupId>org.slf4j</groupId><artifactId>slf4j-api</artifactId>\
+         <version>${slf4j.version}</version></dependency></dependencies>\n\
+         </project>\n",
+    )
+    .unwrap();
+    let path = folder.join("product.yaml");
+    fs::write(
+        &path,
+        "name: p\ndescription: d\nversion: 2.0.17\n\
+         install: {kind: maven, version_property: slf4j.version}\n\
+         start: [java]\nready: {stdout_contains: ready}\nworkloads: [stateless]\n\
+         lines:\n  - {name: p, delivery: at-least-once, delivery_detail: x}\n\
+         characteristics: {processing: a, engine: b, scaling: c, decode: d}\n",
+    )
+    .unwrap();
+    let product = Product::from_file(&path).unwrap();
+    let cache = Cache::at(dir.path().join("cache"));
+    let installed = ensure_installed(&product, None, &cache, &Interrupt::none()).unwrap();
+    let tree = fs::read_to_string(installed.dir.unwrap().join("dependency-tree.txt")).unwrap();
+    assert!(tree.starts_with("streamsuite:p:pom:1"), "{tree}");
+    assert!(
+        tree.contains("org.slf4j:slf4j-api:jar:2.0.17:compile"),
+        "{tree}"
     );
 }

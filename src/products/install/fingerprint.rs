@@ -1,10 +1,13 @@
 //! What an install was made from, so that a changed source installs again:
-//! the version, the install section and, for a Maven app, its sources and
-//! those of the common module it builds on.
+//! the version, the install section, for a pip install its version's
+//! constraints file and, for a Maven app, its sources and those of the
+//! common module it builds on.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use super::constraints::constraints_path;
+use super::steps::records;
 use super::MARKER;
 use crate::config::{Install, Product};
 
@@ -13,10 +16,12 @@ pub(super) const COMMON_MODULE: &str = "common/java";
 /// How an app's pom names the common module among its dependencies.
 pub(super) const COMMON_ARTIFACT: &str = "<artifactId>bench-common</artifactId>";
 
-/// What an install was made from: the version, the install section and, for
-/// a Maven build, every file of the app's source and of the common module it
-/// builds on (for pip's jars, the pom). A change to any of them makes the
-/// next run install again, so no run starts a stale build.
+/// What an install was made from: the version, the install section, for
+/// pip the version's constraints file (if it has one: an install made
+/// without it, or with an older one, is another install) and, for a Maven
+/// build, every file of the app's source and of the common module it builds
+/// on (for pip's jars, the pom). A change to any of them makes the next run
+/// install again, so no run starts a stale build.
 pub(super) fn fingerprint(product: &Product, version: &str) -> String {
     // FNV-1a: stable across builds of the suite, unlike std's hasher.
     fn mix(hash: &mut u64, bytes: &[u8]) {
@@ -38,7 +43,15 @@ pub(super) fn fingerprint(product: &Product, version: &str) -> String {
                 source_files(&common.join("src"), &mut files);
             }
         }
-        Install::Pip { jars: Some(_), .. } => files.push(product.dir().join("pom.xml")),
+        Install::Pip { ref jars, .. } => {
+            let constraints = constraints_path(product, version);
+            if constraints.exists() {
+                files.push(constraints);
+            }
+            if jars.is_some() {
+                files.push(product.dir().join("pom.xml"));
+            }
+        }
         _ => {}
     }
     files.sort();
@@ -83,7 +96,11 @@ fn source_files(dir: &Path, files: &mut Vec<PathBuf>) {
     }
 }
 
-/// Whether `dir` holds a whole install of what `product` at `version` is now.
+/// Whether `dir` holds a whole install of what `product` at `version` is now,
+/// with the records of what it holds (an older suite's install has none).
 pub(super) fn is_current(product: &Product, version: &str, dir: &Path) -> bool {
     fs::read_to_string(dir.join(MARKER)).is_ok_and(|made| made == fingerprint(product, version))
+        && records(&product.install)
+            .iter()
+            .all(|record| dir.join(record).is_file())
 }

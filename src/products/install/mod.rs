@@ -9,7 +9,10 @@
 //! every start and knows itself whether the binary is up to date. A cargo
 //! build at a git revision (`--product-version REV`) is one install per commit, with
 //! its marker (see [`revision`]). The tools' output goes to `install.log`
-//! in the install folder, never to the console.
+//! in the install folder, never to the console. A pip install is held to
+//! its version's constraints file when it has one (see [`constraints`]);
+//! every pip and Maven install records what it holds beside it (`pip
+//! freeze`, Maven's dependency tree).
 
 use std::fs::{self, File};
 use std::io::Write;
@@ -22,9 +25,11 @@ use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 
 use super::{cargo, revision};
+use constraints::{constraints_file, constraints_path};
 use fingerprint::{fingerprint, is_current};
-use steps::{maven_jars, maven_steps, pip_install};
+use steps::{maven_jars, maven_steps, pip_install, Step};
 
+mod constraints;
 mod fingerprint;
 mod steps;
 use crate::cache::Cache;
@@ -109,10 +114,24 @@ fn failed_install(product: &Product, version: &str, dir: &Path) -> Option<String
 
 /// The line of an install's log that says why it failed: Maven's failed
 /// goal (which names an artifact the registry does not have, or is a
-/// compilation failure, then followed by its first error), else pip's and
-/// Maven's last `ERROR` line with some text, else the last line.
+/// compilation failure, then followed by its first error), pip's conflict
+/// with the requirements that conflict (a constraint among them), else
+/// pip's and Maven's last `ERROR` line with some text, else the last line.
 fn failure_reason(log: &str) -> String {
     let mut lines = log.lines().map(str::trim).filter(|l| !l.is_empty());
+    let conflict = lines
+        .clone()
+        .position(|l| l.starts_with("ERROR: Cannot install"))
+        .map(|at| {
+            let mut after = lines.clone().skip(at);
+            let head = after.next().unwrap_or_default().trim_end_matches('.');
+            let causes: Vec<&str> = after
+                .skip_while(|l| *l != "The conflict is caused by:")
+                .skip(1)
+                .take_while(|l| !l.starts_with("To fix") && !l.starts_with("ERROR"))
+                .collect();
+            format!("{head}: {}", causes.join("; "))
+        });
     let goal = lines
         .clone()
         .position(|l| l.starts_with("[ERROR] Failed to execute goal"));
@@ -128,6 +147,7 @@ fn failure_reason(log: &str) -> String {
     });
     let reason = failed_goal
         .as_deref()
+        .or(conflict.as_deref())
         .or_else(|| {
             lines.clone().rfind(|l| {
                 (l.starts_with("ERROR") || l.starts_with("[ERROR]"))
@@ -279,7 +299,11 @@ pub fn ensure_installed(
 /// Installs from scratch into `dir`, then writes the marker.
 fn install(product: &Product, version: &str, dir: &Path, interrupt: &Interrupt) -> Result<()> {
     let name = &product.name;
-    let kind = product.install.kind();
+    let (steps, constraints) = install_steps(product, version, dir)?;
+    let kind = match &constraints {
+        Some(file) => format!("{} -c {}", product.install.kind(), file.display()),
+        None => product.install.kind().to_string(),
+    };
     if dir.exists() {
         fs::remove_dir_all(dir).with_context(|| format!("removing {}", dir.display()))?;
     }
@@ -289,29 +313,22 @@ fn install(product: &Product, version: &str, dir: &Path, interrupt: &Interrupt) 
         "installing {name} {version} ({kind}) into {} ...",
         dir.display()
     ));
-    let steps = match &product.install {
-        Install::Maven { version_property } => maven_steps(product, version_property, version, dir),
-        Install::Pip { packages, jars } => {
-            let mut steps = pip_install(packages, version, dir);
-            if let Some(property) = jars {
-                steps.push(maven_jars(product.dir(), property, version, dir));
-            }
-            steps
-        }
-        Install::Builtin | Install::Cargo { .. } | Install::Binary { .. } => Vec::new(),
-    };
     for mut step in steps {
-        let program = Path::new(step.get_program())
+        let program = Path::new(step.command.get_program())
             .file_name()
             .unwrap_or_default()
             .to_string_lossy()
             .to_string();
         let out = File::options().create(true).append(true).open(&log)?;
-        step.stdin(Stdio::null())
-            .stdout(out.try_clone()?)
-            .stderr(out);
+        let stdout = match &step.stdout {
+            Some(record) => {
+                File::create(record).with_context(|| format!("creating {}", record.display()))?
+            }
+            None => out.try_clone()?,
+        };
+        step.command.stdin(Stdio::null()).stdout(stdout).stderr(out);
         let cannot_start = format!("installing {name} {version}: could not run `{program}`");
-        let status = process::run_tool(&mut step, interrupt, &cannot_start);
+        let status = process::run_tool(&mut step.command, interrupt, &cannot_start);
         match status {
             Ok(status) if status.success() => {}
             Ok(status) => {
@@ -330,6 +347,45 @@ fn install(product: &Product, version: &str, dir: &Path, interrupt: &Interrupt) 
     }
     fs::write(dir.join(MARKER), fingerprint(product, version))?;
     Ok(())
+}
+
+/// The commands that install `product` at `version` into `dir`, and the
+/// constraints file a pip install is held to, if its version has one.
+fn install_steps(
+    product: &Product,
+    version: &str,
+    dir: &Path,
+) -> Result<(Vec<Step>, Option<PathBuf>)> {
+    Ok(match &product.install {
+        Install::Maven { version_property } => {
+            (maven_steps(product, version_property, version, dir), None)
+        }
+        Install::Pip { packages, jars } => {
+            let constraints = pip_constraints(product, version)?;
+            let mut steps = pip_install(packages, version, constraints.as_deref(), dir);
+            if let Some(property) = jars {
+                steps.extend(maven_jars(product.dir(), property, version, dir));
+            }
+            (steps, constraints)
+        }
+        Install::Builtin | Install::Cargo { .. } | Install::Binary { .. } => (Vec::new(), None),
+    })
+}
+
+/// The constraints file a pip install of `product` at `version` is held to,
+/// if that version has one; without one, the install goes on unpinned and
+/// one line says so.
+fn pip_constraints(product: &Product, version: &str) -> Result<Option<PathBuf>> {
+    let name = &product.name;
+    let file = constraints_file(product, version)
+        .with_context(|| format!("installing {name} {version}"))?;
+    if file.is_none() {
+        eprintln!(
+            "{name} {version}: no constraints file {}, so its dependencies are not pinned (docs/add-a-product.md, Pin a pip install)",
+            constraints_path(product, version).display()
+        );
+    }
+    Ok(file)
 }
 
 /// Builds `package` with cargo in `source` (a no-op when it is up to date)

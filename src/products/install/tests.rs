@@ -1,6 +1,8 @@
 //! The checks of install.
 
+use super::constraints::CONSTRAINTS_DIR;
 use super::fingerprint::{common_module, COMMON_ARTIFACT, COMMON_MODULE};
+use super::steps::{DEPENDENCY_TREE, INSTALLED_PACKAGES};
 use super::*;
 use crate::config::Product;
 
@@ -76,6 +78,12 @@ fn an_install_counts_only_with_its_marker() {
         Availability::Installed
     );
     fs::write(folder.join(MARKER), fingerprint(&p, "2.0")).unwrap();
+    // An install an older suite made records nothing of what it holds.
+    assert_ne!(
+        availability(&p, Some("2.0"), &cache),
+        Availability::Installed
+    );
+    fs::write(folder.join(INSTALLED_PACKAGES), "x==2.0\n").unwrap();
     assert_eq!(
         availability(&p, Some("2.0"), &cache),
         Availability::Installed
@@ -132,7 +140,7 @@ fn a_changed_common_source_is_another_install() {
     let alone = fingerprint(&p, "1.0");
     fs::write(&shared, "class Shared { int x; }").unwrap();
     assert_eq!(alone, fingerprint(&p, "1.0"));
-    assert_eq!(maven_steps(&p, "x.version", "1.0", dir.path()).len(), 1);
+    assert_eq!(maven_steps(&p, "x.version", "1.0", dir.path()).len(), 2);
     // One that does: built first, and each of its files is part of the install.
     fs::write(
         p.dir().join("pom.xml"),
@@ -156,15 +164,8 @@ fn a_changed_common_source_is_another_install() {
     fs::write(common.join("target/Shared.class"), "x").unwrap();
     assert_eq!(built, fingerprint(&p, "1.0"));
     let steps = maven_steps(&p, "x.version", "1.0", dir.path());
-    let args: Vec<Vec<String>> = steps
-        .iter()
-        .map(|s| {
-            s.get_args()
-                .map(|a| a.to_string_lossy().into_owned())
-                .collect()
-        })
-        .collect();
-    assert_eq!(args.len(), 2);
+    let args: Vec<Vec<String>> = steps.iter().map(|s| args_of(&s.command)).collect();
+    assert_eq!(args.len(), 3);
     assert!(
         args[0].contains(&common.join("pom.xml").display().to_string()),
         "{args:?}"
@@ -183,6 +184,124 @@ fn a_changed_common_source_is_another_install() {
         Some("package"),
         "{args:?}"
     );
+    // Then the tree the build resolved, beside the install.
+    let tree = format!(
+        "-DoutputFile={}",
+        dir.path().join(DEPENDENCY_TREE).display()
+    );
+    assert!(args[2].contains(&tree), "{args:?}");
+    assert!(
+        args[2].last().is_some_and(|goal| goal.ends_with(":tree")),
+        "{args:?}"
+    );
+}
+
+fn args_of(command: &Command) -> Vec<String> {
+    command
+        .get_args()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect()
+}
+
+/// Writes `text` as the constraints file of `p` at `version`.
+fn write_constraints(p: &Product, version: &str, text: &str) -> PathBuf {
+    let file = p.dir().join(CONSTRAINTS_DIR).join(format!("{version}.txt"));
+    fs::create_dir_all(file.parent().unwrap()).unwrap();
+    fs::write(&file, text).unwrap();
+    file
+}
+
+#[test]
+fn a_pip_install_is_held_to_its_versions_constraints_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = product(
+        dir.path(),
+        "{kind: pip, packages: [\"x=={version}\"]}",
+        "[x]",
+    );
+    let file = write_constraints(&p, "1.0", "x==1.0\ny==2.1\n");
+    let into = dir.path().join("install");
+    let (steps, constraints) = install_steps(&p, "1.0", &into).unwrap();
+    assert_eq!(constraints.as_deref(), Some(file.as_path()));
+    let pip = args_of(&steps[1].command);
+    let at = pip.iter().position(|a| a == "-c").expect("pip install -c");
+    assert_eq!(pip[0], "install", "{pip:?}");
+    assert_eq!(pip[at + 1], file.display().to_string(), "{pip:?}");
+    assert_eq!(pip.last().map(String::as_str), Some("x==1.0"), "{pip:?}");
+    // Then pip freeze, into the install's record.
+    let freeze = steps.last().unwrap();
+    assert_eq!(args_of(&freeze.command)[0], "freeze");
+    assert_eq!(freeze.stdout, Some(into.join(INSTALLED_PACKAGES)));
+    // Another version has no file: pip resolves it unpinned.
+    let (steps, constraints) = install_steps(&p, "1.1", &into).unwrap();
+    assert_eq!(constraints, None);
+    let pip = args_of(&steps[1].command);
+    assert!(!pip.contains(&"-c".to_string()), "{pip:?}");
+    assert_eq!(pip.last().map(String::as_str), Some("x==1.1"), "{pip:?}");
+    assert_eq!(
+        steps.last().unwrap().stdout,
+        Some(into.join(INSTALLED_PACKAGES))
+    );
+}
+
+#[test]
+fn pip_jars_record_their_tree_beside_the_packages() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = product(
+        dir.path(),
+        "{kind: pip, packages: [x], jars: x.version}",
+        "[x]",
+    );
+    let into = dir.path().join("install");
+    let (steps, _) = install_steps(&p, "1.0", &into).unwrap();
+    let tree = format!("-DoutputFile={}", into.join(DEPENDENCY_TREE).display());
+    assert!(args_of(&steps.last().unwrap().command).contains(&tree));
+    assert!(steps
+        .iter()
+        .any(|s| s.stdout == Some(into.join(INSTALLED_PACKAGES))));
+}
+
+#[test]
+fn a_changed_constraints_file_is_another_install() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = product(dir.path(), "{kind: pip, packages: [x]}", "[x]");
+    let cache = cache(dir.path());
+    let folder = cache.product_dir("p", "1.0");
+    fs::create_dir_all(&folder).unwrap();
+    fs::write(folder.join(INSTALLED_PACKAGES), "x==1.0\n").unwrap();
+    let unpinned = fingerprint(&p, "1.0");
+    fs::write(folder.join(MARKER), &unpinned).unwrap();
+    assert_eq!(availability(&p, None, &cache), Availability::Installed);
+    // A file added for the version: the unpinned install is redone.
+    let file = write_constraints(&p, "1.0", "x==1.0\ny==2.0\n");
+    let pinned = fingerprint(&p, "1.0");
+    assert_ne!(unpinned, pinned);
+    assert_ne!(availability(&p, None, &cache), Availability::Installed);
+    // The file changed: so is the install.
+    fs::write(&file, "x==1.0\ny==2.1\n").unwrap();
+    assert_ne!(pinned, fingerprint(&p, "1.0"));
+    // Another version's file is no part of this one.
+    let this = fingerprint(&p, "1.0");
+    write_constraints(&p, "1.1", "x==1.1\n");
+    assert_eq!(this, fingerprint(&p, "1.0"));
+}
+
+#[test]
+fn a_malformed_constraints_file_is_one_line_naming_product_version_and_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = product(dir.path(), "{kind: pip, packages: [x]}", "[x]");
+    let file = write_constraints(&p, "1.0", "# pinned\nx==1.0\ny>=2\n");
+    let cache = cache(dir.path());
+    let err = ensure_installed(&p, None, &cache, &Interrupt::none()).unwrap_err();
+    let err = format!("{err:#}");
+    assert!(err.starts_with("installing p 1.0: "), "{err}");
+    assert!(
+        err.contains(&format!("{}:3: `y>=2`", file.display())),
+        "{err}"
+    );
+    assert!(!err.contains('\n'), "{err}");
+    // Nothing was installed.
+    assert!(!cache.product_dir("p", "1.0").exists());
 }
 
 #[test]
@@ -288,6 +407,11 @@ fn the_reason_of_a_failed_install_is_its_failed_goal_or_last_error_line() {
     assert_eq!(
         failure_reason(compile),
         "[ERROR] Failed to execute goal compile on project app: Compilation failure: /p/Clients.java:[97,41] cannot find symbol"
+    );
+    let conflict = "Looking in links: /opt/wheels\nERROR: Cannot install quixstreams==3.28.1 because these package versions have conflicting dependencies.\n\nThe conflict is caused by:\n    The user requested quixstreams==3.28.1\n    The user requested (constraint) quixstreams==3.28.0\n\nTo fix this you could try to:\n1. loosen the range of package versions you've specified\n\nERROR: ResolutionImpossible: for help visit https://pip.pypa.io/en/latest/topics/dependency-resolution/#dealing-with-dependency-conflicts\n";
+    assert_eq!(
+        failure_reason(conflict),
+        "ERROR: Cannot install quixstreams==3.28.1 because these package versions have conflicting dependencies: The user requested quixstreams==3.28.1; The user requested (constraint) quixstreams==3.28.0"
     );
     assert_eq!(failure_reason("ERROR: real\n[ERROR]\n"), "ERROR: real");
     assert_eq!(failure_reason("one\ntwo\n  \n"), "two");
