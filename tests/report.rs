@@ -219,7 +219,8 @@ fn pages_say_how_sure_each_figure_is() {
     // under each headline figure; the single run marked as such; the
     // saturated line listed, not in the table.
     let latency = section(r#"<h2 id="latency">"#, r#"<h2 id="point-1">"#);
-    assert!(latency.contains(">5<span class=\"ci\">93.75 % intervals</span></td>"));
+    // (the row's histograms are linked under its n)
+    assert!(latency.contains(">5<span class=\"ci\">93.75 % intervals</span><span class=\"files\">"));
     assert!(
         latency.contains("<span class=\"repeat\">36.2</span><span class=\"ci\">35.1 – 37.0</span>")
     );
@@ -269,7 +270,7 @@ fn pages_say_how_sure_each_figure_is() {
 fn fixture_pages() -> Vec<(String, String)> {
     let results = report::load_results(&fixture().join("results"), BadLines::Fail).unwrap();
     let rig = report::load_rig_results(&fixture().join("results"), BadLines::Fail).unwrap();
-    report::render_site(&suite(), &results, &rig).unwrap()
+    report::render_site(&suite(), &results, &rig).unwrap().pages
 }
 
 /// The page named `name`, with `/` and `'` unescaped.
@@ -340,7 +341,7 @@ fn the_avro_page_sets_both_rigs_side_by_side() {
 fn an_empty_results_folder_renders_pages_that_say_so() {
     let empty = tempfile::tempdir().unwrap();
     let results = report::load_results(empty.path(), BadLines::Fail).unwrap();
-    let pages = report::render_site(&suite(), &results, &[]).unwrap();
+    let pages = report::render_site(&suite(), &results, &[]).unwrap().pages;
     // Every measured section is empty; only the characteristics from
     // products/ remain.
     // Both latency tables, the bench points, sanity and failed runs; the
@@ -614,7 +615,7 @@ fn a_sweep_draws_latency_against_rate_and_tables_each_lines_bracket() {
         records.push(r);
     }
     let results = std::collections::BTreeMap::from([("stateless".to_string(), records)]);
-    let pages = report::render_site(&suite(), &results, &[]).unwrap();
+    let pages = report::render_site(&suite(), &results, &[]).unwrap().pages;
     let html = page(&pages, "stateless.html");
     // Newest first: the parallelism sweep, then the rate sweep.
     let section = |id: &str| {
@@ -688,7 +689,7 @@ fn a_cluster_deployment_has_its_own_section_with_its_process_count() {
     product.processes_max = Some(3);
     records.push(clustered);
     let results = std::collections::BTreeMap::from([("stateless".to_string(), records)]);
-    let pages = report::render_site(&suite(), &results, &[]).unwrap();
+    let pages = report::render_site(&suite(), &results, &[]).unwrap().pages;
     let html = page(&pages, "stateless.html");
     // Each bench point's section; the heading names a deployment other than
     // the embedded one.
@@ -724,7 +725,7 @@ fn a_run_on_another_host_has_its_own_section_naming_the_host() {
     let local_sections = {
         let results =
             std::collections::BTreeMap::from([("stateless".to_string(), records.clone())]);
-        let pages = report::render_site(&suite(), &results, &[]).unwrap();
+        let pages = report::render_site(&suite(), &results, &[]).unwrap().pages;
         page(&pages, "stateless.html")
             .matches(r#"<h2 id="point-"#)
             .count()
@@ -739,7 +740,7 @@ fn a_run_on_another_host_has_its_own_section_naming_the_host() {
     placed.config.hosts = vec!["ssh://bench@engine-1".into()];
     records.push(placed);
     let results = std::collections::BTreeMap::from([("stateless".to_string(), records)]);
-    let pages = report::render_site(&suite(), &results, &[]).unwrap();
+    let pages = report::render_site(&suite(), &results, &[]).unwrap().pages;
     let html = page(&pages, "stateless.html");
     let headings: Vec<&str> = html
         .split(r#"<h2 id="point-"#)
@@ -752,4 +753,299 @@ fn a_run_on_another_host_has_its_own_section_naming_the_host() {
         .filter(|h| h.contains("on ssh://bench@engine-1"))
         .collect();
     assert_eq!(remote.len(), 1, "{headings:?}");
+}
+
+/// The `href`s of `html` (escaped `/` undone) that point into `data/`.
+fn data_links(html: &str) -> Vec<String> {
+    html.replace("&#x2f;", "/")
+        .split("href=\"")
+        .skip(1)
+        .filter_map(|s| s.split('"').next())
+        .filter(|href| href.starts_with("data/"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// Whether percentile `q` of a `.hgrm` text is `value` (ms): `value` lies
+/// between the rows either side of `q`, within the histogram's 3
+/// significant digits.
+fn hgrm_has_at(text: &str, q: f64, value: f64) -> bool {
+    let rows: Vec<(f64, f64)> = text
+        .lines()
+        .filter_map(|line| {
+            let mut fields = line.split_whitespace();
+            let value = fields.next()?.parse::<f64>().ok()?;
+            let percentile = fields.next()?.parse::<f64>().ok()?;
+            Some((value, percentile))
+        })
+        .collect();
+    let below = rows.iter().rev().find(|(_, p)| *p <= q).unwrap().0;
+    let above = rows.iter().find(|(_, p)| *p >= q).unwrap().0;
+    below * (1.0 - 1e-3) <= value && value <= above * (1.0 + 1e-3)
+}
+
+/// A stored histogram, decoded as the report decodes it (microseconds).
+fn histogram_of(record: &streamsuite::results::RunRecord) -> hdrhistogram::Histogram<u64> {
+    use base64::Engine;
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(record.latency_histogram.as_deref().unwrap())
+        .unwrap();
+    hdrhistogram::serialization::Deserializer::new()
+        .deserialize(&mut &bytes[..])
+        .unwrap()
+}
+
+/// The workload page links each table and chart to the records it was
+/// drawn from and each latency row to its runs' histograms; every link
+/// names a file written beside the pages, the records as the results file
+/// holds them, the histograms as `suite export --hgrm` writes them.
+#[test]
+fn pages_hand_over_the_records_and_histograms_they_show() {
+    let out = tempfile::tempdir().unwrap();
+    report::write_site(
+        &suite(),
+        &fixture().join("results"),
+        out.path(),
+        BadLines::Fail,
+    )
+    .unwrap();
+    let results = report::load_results(&fixture().join("results"), BadLines::Fail).unwrap();
+    let records = &results["stateless"];
+    let html = std::fs::read_to_string(out.path().join("stateless.html"))
+        .unwrap()
+        .replace("&#x2f;", "/");
+    let links = data_links(&html);
+    for link in &links {
+        assert!(out.path().join(link).is_file(), "a dead link: {link}");
+    }
+    // Every record of the workload, line for line as the results file holds it.
+    assert!(links.iter().any(|l| l == "data/stateless.jsonl"));
+    assert_eq!(
+        std::fs::read_to_string(out.path().join("data/stateless.jsonl")).unwrap(),
+        std::fs::read_to_string(fixture().join("results/stateless.jsonl")).unwrap()
+    );
+    // The latency section: its tables link the iso point's records, and
+    // each row the histograms of the runs it is the median of.
+    let latency = html
+        .split(r#"<h2 id="latency">"#)
+        .nth(1)
+        .and_then(|s| s.split(r#"<h2 id="point-1">"#).next())
+        .unwrap();
+    let latency_links = data_links(latency);
+    assert!(
+        latency_links
+            .iter()
+            .any(|l| l == "data/stateless/point-1.jsonl"),
+        "{latency_links:?}"
+    );
+    let iso = streamsuite::results::read_records(&out.path().join("data/stateless/point-1.jsonl"))
+        .unwrap();
+    assert!(latency.contains(&format!("data: {} records (JSONL)", iso.len())));
+    let iso_ids: Vec<&str> = iso.iter().map(|r| r.run_id.as_str()).collect();
+    // The fixture's iso point: 20,000/s, 30 s, the default commit intervals,
+    // on the AMD host.
+    let newest = records
+        .iter()
+        .find(|r| r.run_id == "20261130T071800Z-rustpipe-eos-rrrr5")
+        .unwrap();
+    let at_iso: Vec<&str> = records
+        .iter()
+        .filter(|r| {
+            r.config.rate == newest.config.rate
+                && r.config.window_s == newest.config.window_s
+                && r.config.commit_policy() == newest.config.commit_policy()
+                && r.host.cpu_model == newest.host.cpu_model
+        })
+        .map(|r| r.run_id.as_str())
+        .collect();
+    assert_eq!(iso_ids, at_iso, "the iso point's records, in file order");
+    let histograms: Vec<&String> = latency_links
+        .iter()
+        .filter(|l| l.starts_with("data/hgrm/"))
+        .collect();
+    // rustpipe-eos and rustpipe, 5 runs each; legacy's single run stored none.
+    assert_eq!(histograms.len(), 10, "{histograms:?}");
+    for link in histograms {
+        let run_id = link
+            .trim_start_matches("data/hgrm/")
+            .trim_end_matches(".hgrm");
+        assert!(
+            iso_ids.contains(&run_id),
+            "{run_id} is not at the iso point"
+        );
+        let record = records.iter().find(|r| r.run_id == run_id).unwrap();
+        let text = std::fs::read_to_string(out.path().join(link)).unwrap();
+        assert_eq!(text, export::hgrm(record).unwrap());
+        let h = histogram_of(record);
+        for q in [0.5, 0.99] {
+            let stored = h.value_at_quantile(q) as f64 / 1000.0;
+            assert!(hgrm_has_at(&text, q, stored), "{run_id} at {q}");
+        }
+    }
+    // A run whose figures were measured from its histogram: the file's
+    // p50 and p99 are the record's, to the histogram's 3 digits.
+    let measured = records
+        .iter()
+        .find(|r| r.run_id == "20261130T053600Z-rustpipe-eos-b001")
+        .unwrap();
+    let text = std::fs::read_to_string(
+        out.path()
+            .join("data/hgrm/20261130T053600Z-rustpipe-eos-b001.hgrm"),
+    )
+    .unwrap();
+    for (q, metric) in [(0.5, "latency_p50_ms"), (0.99, "latency_p99_ms")] {
+        let figure = measured.metrics[metric].value;
+        assert!(hgrm_has_at(&text, q, figure), "{metric}: {figure}");
+    }
+    // No run without a histogram has a file.
+    let written: Vec<String> = std::fs::read_dir(out.path().join("data/hgrm"))
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    let with_histogram = results
+        .values()
+        .flatten()
+        .filter(|r| r.latency_histogram.is_some())
+        .count();
+    assert_eq!(written.len(), with_histogram);
+    // Each bench point's section links its own records.
+    let sections = html.matches(r#"<h2 id="point-"#).count();
+    for n in 1..=sections {
+        let link = format!("data/stateless/point-{n}.jsonl");
+        assert!(links.contains(&link), "{link}");
+    }
+    // The index and the Avro page link theirs.
+    let index = std::fs::read_to_string(out.path().join("index.html")).unwrap();
+    let avro = std::fs::read_to_string(out.path().join("avro-pipeline.html")).unwrap();
+    for (page, expected) in [
+        (&index, "data/stateless.jsonl"),
+        (&index, "data/avro-etl.jsonl"),
+        (&avro, "data/avro-etl.jsonl"),
+        (&avro, "data/cpu-rig.jsonl"),
+    ] {
+        let links = data_links(page);
+        assert!(links.iter().any(|l| l == expected), "{expected}: {links:?}");
+        for link in links {
+            assert!(out.path().join(&link).is_file(), "a dead link: {link}");
+        }
+    }
+}
+
+/// The latency section draws the CDF beside the percentile chart, one
+/// curve per line, each ending at a share of 1 at the top of the plot.
+#[test]
+fn the_latency_cdf_rises_to_one_for_each_line() {
+    let pages = fixture_pages();
+    let html = page(&pages, "stateless.html");
+    let latency = html
+        .split(r#"<h2 id="latency">"#)
+        .nth(1)
+        .and_then(|s| s.split(r#"<h2 id="point-1">"#).next())
+        .unwrap();
+    let figure = latency
+        .split("<figcaption>Latency CDF")
+        .nth(1)
+        .and_then(|s| s.split("</figure>").next())
+        .expect("a CDF in the latency section");
+    let svg = figure.split("</svg>").next().unwrap();
+    let top = svg
+        .split(r#"<rect class="frame" x=""#)
+        .nth(1)
+        .and_then(|s| s.split(r#"y=""#).nth(1))
+        .and_then(|s| s.split('"').next())
+        .unwrap()
+        .to_string();
+    let curves: Vec<&str> = svg.split("<polyline").skip(1).collect();
+    assert_eq!(curves.len(), 2, "rustpipe-eos and rustpipe");
+    for curve in curves {
+        let points = curve.split(r#"points=""#).nth(1).unwrap();
+        let last = points
+            .split('"')
+            .next()
+            .unwrap()
+            .split(' ')
+            .next_back()
+            .unwrap();
+        let y = last.split(',').nth(1).unwrap();
+        assert_eq!(
+            y.parse::<f64>().unwrap(),
+            top.parse::<f64>().unwrap(),
+            "{last}"
+        );
+    }
+    // The figures under it: the last row is every line's whole share.
+    let data = figure.split("<tbody>").nth(1).unwrap();
+    let last_row = data.rsplit("<tr>").next().unwrap();
+    assert_eq!(last_row.matches("<td>1.0000</td>").count(), 2, "{last_row}");
+    // Each point with keep-up histograms draws its own: at 1,000/s, the
+    // rustpipe pair; a drain keeps up with nothing and has none.
+    let point = |heading: &str| {
+        html.split("<h2 id=\"point-")
+            .skip(1)
+            .find(|s| s.split("</h2>").next().unwrap().contains(heading))
+            .and_then(|s| s.split("<h2 ").next())
+            .unwrap_or_else(|| panic!("no section {heading}"))
+            .to_string()
+    };
+    let slow = point("1,000/s · 30 s window");
+    let cdf = slow.split("<figcaption>Latency CDF").nth(1).unwrap();
+    assert_eq!(
+        cdf.split("</svg>")
+            .next()
+            .unwrap()
+            .matches("<polyline")
+            .count(),
+        2
+    );
+    assert!(!point("drain of 300,000 records").contains("Latency CDF"));
+}
+
+/// Rendering again into the same folder after runs are gone leaves no
+/// file of theirs behind.
+#[test]
+fn a_second_render_removes_the_data_of_runs_that_are_gone() {
+    let out = tempfile::tempdir().unwrap();
+    report::write_site(
+        &suite(),
+        &fixture().join("results"),
+        out.path(),
+        BadLines::Fail,
+    )
+    .unwrap();
+    let kept_run = "20261130T071800Z-rustpipe-eos-rrrr5";
+    let gone_run = "20261130T053600Z-rustpipe-eos-b001";
+    let hgrm = |run: &str| out.path().join(format!("data/hgrm/{run}.hgrm"));
+    assert!(hgrm(gone_run).is_file() && hgrm(kept_run).is_file());
+    let sections_before = std::fs::read_dir(out.path().join("data/stateless"))
+        .unwrap()
+        .count();
+    // The newest batch at the iso point alone: one section, no avro-etl.
+    let fewer = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(fixture().join("results/stateless.jsonl")).unwrap();
+    let kept: String = text
+        .lines()
+        .filter(|l| l.contains("-rrrr"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    std::fs::write(fewer.path().join("stateless.jsonl"), &kept).unwrap();
+    report::write_site(&suite(), fewer.path(), out.path(), BadLines::Fail).unwrap();
+    assert!(hgrm(kept_run).is_file());
+    assert!(
+        !hgrm(gone_run).exists(),
+        "a histogram of a run that is gone"
+    );
+    assert!(!out.path().join("data/avro-etl.jsonl").exists());
+    assert!(!out.path().join("data/cpu-rig.jsonl").exists());
+    let sections_after = std::fs::read_dir(out.path().join("data/stateless"))
+        .unwrap()
+        .count();
+    assert!(sections_after < sections_before);
+    let html = std::fs::read_to_string(out.path().join("stateless.html")).unwrap();
+    for link in data_links(&html) {
+        assert!(out.path().join(&link).is_file(), "a dead link: {link}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(out.path().join("data/stateless.jsonl")).unwrap(),
+        kept
+    );
 }

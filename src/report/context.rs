@@ -9,11 +9,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use serde::Serialize;
 
 use super::avro::{self, PageLink};
+use super::cdf::cdf_chart;
 use super::chaos;
 use super::characteristics::{
     availability_cell, characteristics_table, product_notes, ProductNote,
 };
 use super::charts::{series_charts, Chart};
+use super::data::{self, DataLink, RecordsFile};
 use super::eos_cost::eos_cost;
 use super::failed::failed_table;
 use super::header::{commits_of, host_label, workload_names};
@@ -47,6 +49,18 @@ pub struct IndexPage {
     pub avro: PageLink,
 }
 
+/// The links from a workload page's tables and charts to their records,
+/// and the records files those links name.
+#[derive(Debug, Serialize)]
+pub struct PageData {
+    /// Every record of the workload, for the tables drawn from several
+    /// points; none without any record.
+    pub all: Option<DataLink>,
+    /// The files the page links to, for the writer.
+    #[serde(skip)]
+    pub files: Vec<RecordsFile>,
+}
+
 /// One workload on the index.
 #[derive(Debug, Serialize)]
 pub struct WorkloadEntry {
@@ -54,6 +68,8 @@ pub struct WorkloadEntry {
     pub description: String,
     pub href: String,
     pub lines: Table,
+    /// The workload's records; none without any.
+    pub data: Option<DataLink>,
 }
 
 /// Everything one workload's page shows.
@@ -90,6 +106,7 @@ pub struct WorkloadPage {
     pub failed: Table,
     /// The suite commits of the records shown, newest first.
     pub commits: Vec<String>,
+    pub data: PageData,
 }
 
 /// The tables and charts of one bench point.
@@ -104,6 +121,8 @@ pub struct PointSection {
     pub throughput: Table,
     pub charts: Vec<Chart>,
     pub resources: Table,
+    /// The point's records: what every table and chart here is drawn from.
+    pub data: DataLink,
 }
 
 /// Where and on what the runs of a page were measured.
@@ -135,6 +154,7 @@ pub fn index_page(suite: &Suite, results: &BTreeMap<String, Vec<RunRecord>>) -> 
                 .unwrap_or_else(|| "not described in workloads/".to_string()),
             href: format!("{name}.html"),
             lines: index_lines(suite, &name, records),
+            data: data::workload_records(&name, records.len()).map(|(_, link)| link),
             name,
         });
     }
@@ -264,10 +284,16 @@ pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> Worklo
     let several_hosts = points
         .iter()
         .any(|p| !p.point.host.same_host(&points[0].point.host));
+    let mut files = Vec::new();
+    let all = data::workload_records(name, records.len()).map(|(file, link)| {
+        files.push(file);
+        link
+    });
     // A point where no run compares (only failed runs or crashes on
     // purpose) has no figure to show: its runs are listed under sanity and
     // failed runs, with their point.
-    let sections = points
+    let mut iso_data = None;
+    let sections: Vec<PointSection> = points
         .iter()
         .filter(|p| p.lines.iter().any(|l| !l.batch.is_empty()))
         .enumerate()
@@ -281,8 +307,15 @@ pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> Worklo
             if several_hosts {
                 detail.push_str(&format!(" · host {}", host_label(&p.point.host)));
             }
+            let id = format!("point-{}", i + 1);
+            let (file, link) = data::section_records(name, &id, &p.records);
+            files.push(file);
+            if p.is_iso() {
+                iso_data = Some(link.clone());
+            }
+            let mut charts = series_charts(&p.lines);
+            charts.extend(cdf_chart(&p.lines));
             PointSection {
-                id: format!("point-{}", i + 1),
                 heading: p.heading(),
                 detail,
                 throughput: throughput_table(
@@ -291,15 +324,20 @@ pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> Worklo
                     &p.lines,
                     p.point.settings.beyond_capacity_by_design(),
                 ),
-                charts: series_charts(&p.lines),
+                charts,
                 resources: resources_table(
                     &format!("Resources (raw) · {label}"),
                     &p.records,
                     &p.lines,
                 ),
+                data: link,
+                id,
             }
         })
         .collect();
+    // The latency section and the summary are the iso point's: its
+    // section's records when it has one, else every record.
+    let iso_data = iso_data.or_else(|| all.clone());
     let (releases, noise_floor) = releases_tables(&points);
     WorkloadPage {
         name: name.to_string(),
@@ -312,7 +350,7 @@ pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> Worklo
             .unwrap_or_default(),
         header: header(records),
         summary: summary(iso, iso_name.clone(), iso_costs),
-        latency: latency_section(iso, iso_name, iso_settings.detail()),
+        latency: latency_section(iso, iso_name, iso_settings.detail(), iso_data),
         points: sections,
         sweeps: sweep_sections(&order, records, suite.bench.sweep.p99_bound_ms),
         eos_cost,
@@ -328,6 +366,7 @@ pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> Worklo
         noise_floor,
         failed: failed_table(records),
         commits: commits(records.iter()),
+        data: PageData { all, files },
     }
 }
 

@@ -1,14 +1,17 @@
 //! The latency section: the lines at the iso point (bench.yaml's `iso_rate`
 //! with the other run defaults), exactly-once lines in one table (the
 //! headline) and at-least-once lines in another, each percentile coloured
-//! against the best of its column, and the latency-by-percentile chart.
+//! against the best of its column and each row linked to its runs'
+//! histograms, and the latency-by-percentile chart beside the CDF.
 
 use base64::Engine;
 use hdrhistogram::serialization::Deserializer;
 use hdrhistogram::Histogram;
 use serde::Serialize;
 
+use super::cdf::cdf_chart;
 use super::charts::{chart_data, Chart};
+use super::data::{histogram_links, DataLink};
 use super::figures::{
     better_of, figure, metric_cell, metric_column, n_cell, n_column, older_batches_note,
 };
@@ -30,6 +33,10 @@ pub struct LatencySection {
     pub at_least_once: Table,
     /// Empty without keep-up latency at the iso point.
     pub chart: Option<Chart>,
+    /// The same histograms as a CDF; empty when the chart is.
+    pub cdf: Option<Chart>,
+    /// The iso point's records; none without a run there.
+    pub data: Option<DataLink>,
 }
 
 const PERCENTILES: [(&str, &str); 5] = [
@@ -59,6 +66,7 @@ pub(super) fn latency_section(
     iso: Option<&PointRuns<'_>>,
     iso_label: String,
     iso_detail: String,
+    data: Option<DataLink>,
 ) -> LatencySection {
     let (records, lines): (&[&RunRecord], &[LineRuns<'_>]) = match iso {
         Some(p) => (&p.records, &p.lines),
@@ -74,6 +82,8 @@ pub(super) fn latency_section(
         exactly_once: table("Latency, exactly-once lines", Delivery::ExactlyOnce),
         at_least_once: table("Latency, at-least-once lines", Delivery::AtLeastOnce),
         chart: latency_chart(records, lines),
+        cdf: cdf_chart(lines),
+        data,
     }
 }
 
@@ -163,7 +173,7 @@ fn latency_row(line: &LineRuns<'_>, runs: &[&RunRecord], leads: bool) -> Row {
     };
     let mut row = Row::new()
         .set("line", name)
-        .set("n", n_cell(runs))
+        .set("n", n_cell(runs).with_links(histogram_links(runs)))
         .set("regime", Cell::text("keep-up"));
     for (label, name) in PERCENTILES.iter() {
         row = row.set(label, metric_cell(runs, name));
@@ -222,9 +232,9 @@ fn percentile_text(x: f64) -> String {
     format!("{}%", text.trim_end_matches('0').trim_end_matches('.'))
 }
 
-/// Latency (ms) by percentile, from the runs' histograms merged (exact for
-/// repeats); None when no run kept a readable histogram.
-fn percentile_curve(runs: &[&RunRecord]) -> Option<Vec<(f64, f64)>> {
+/// The runs' histograms merged (exact for repeats), microseconds; None when
+/// no run kept a readable histogram.
+pub(super) fn merged_histogram(runs: &[&RunRecord]) -> Option<Histogram<u64>> {
     // A histogram that resizes itself: a decoded one keeps the range of its
     // own values, and adding a run with a larger maximum to it would fail.
     let mut merged = crate::probe::new_histogram();
@@ -234,7 +244,13 @@ fn percentile_curve(runs: &[&RunRecord]) -> Option<Vec<(f64, f64)>> {
         };
         merged.add(&h).ok()?;
     }
-    let merged = Some(merged).filter(|h| !h.is_empty())?;
+    Some(merged).filter(|h| !h.is_empty())
+}
+
+/// Latency (ms) by percentile, from the runs' histograms merged; None when
+/// no run kept a readable histogram.
+fn percentile_curve(runs: &[&RunRecord]) -> Option<Vec<(f64, f64)>> {
+    let merged = merged_histogram(runs)?;
     let steps = 20;
     Some(
         (0..=steps)

@@ -5,15 +5,19 @@
 //! charts from svg.rs), and minijinja renders the templates of templates/
 //! with HTML autoescaping. The Avro pipeline page (avro/) sets the CPU rig's
 //! records beside the avro-etl runs. The pages load nothing at view time,
-//! so they work offline and from file://.
+//! so they work offline and from file://. data.rs lays out the files
+//! written beside them: the records each table and chart was drawn from,
+//! and each run's latency histogram; cdf.rs draws the latency CDF.
 //! export.rs writes the same tables as CSV or Markdown, and a run's latency
 //! histogram in HdrHistogram's percentile-distribution format.
 
 mod avro;
+mod cdf;
 mod chaos;
 mod characteristics;
 mod charts;
 mod context;
+mod data;
 mod eos_cost;
 pub mod export;
 mod failed;
@@ -36,12 +40,13 @@ mod throughput;
 pub use avro::{AvroPage, E2eSection, Headline, PageLink, RigSection};
 pub use characteristics::ProductNote;
 pub use charts::Chart;
-pub use context::{Header, IndexPage, PointSection, WorkloadEntry, WorkloadPage};
+pub use context::{Header, IndexPage, PageData, PointSection, WorkloadEntry, WorkloadPage};
+pub use data::{DataLink, RecordsFile, Selection};
 pub use latency::LatencySection;
 pub use lines::Verdict;
 pub use summary::{Summary, SummaryItem};
 pub use sweeps::SweepSection;
-pub use table::{Cell, Column, Row, Table};
+pub use table::{Cell, Column, Link, Row, Table};
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -52,7 +57,7 @@ use serde::Serialize;
 
 use crate::config::Suite;
 use crate::results::{
-    read_results_file, read_rig_records, RigRecord, RunRecord, SkippedLine, RIG_FILE,
+    read_results_file, read_rig_records, ResultsFile, RigRecord, RunRecord, SkippedLine, RIG_FILE,
 };
 
 /// The folder the pages go to when `--out` is not given: `html/` inside the
@@ -87,6 +92,15 @@ impl BadLines {
 /// folder holds no records. A line that is not a record is skipped with a
 /// warning on standard error, or fails the whole read, as `bad_lines` says.
 pub fn load_results(dir: &Path, bad_lines: BadLines) -> Result<BTreeMap<String, Vec<RunRecord>>> {
+    Ok(read_workload_files(dir, bad_lines)?
+        .into_iter()
+        .map(|(name, file)| (name, file.records))
+        .collect())
+}
+
+/// Every `<workload>.jsonl` of `dir` as read, records and their lines, by
+/// workload; lines that are not records treated as `bad_lines` says.
+fn read_workload_files(dir: &Path, bad_lines: BadLines) -> Result<BTreeMap<String, ResultsFile>> {
     let mut results = BTreeMap::new();
     if !dir.exists() {
         return Ok(results);
@@ -111,7 +125,7 @@ pub fn load_results(dir: &Path, bad_lines: BadLines) -> Result<BTreeMap<String, 
         };
         let file = read_results_file(&path)?;
         bad_lines.handle(&file.skipped)?;
-        results.insert(stem.to_string(), file.records);
+        results.insert(stem.to_string(), file);
     }
     Ok(results)
 }
@@ -119,9 +133,13 @@ pub fn load_results(dir: &Path, bad_lines: BadLines) -> Result<BTreeMap<String, 
 /// The CPU rig's records of `dir` (none when it has no cpu-rig.jsonl); a
 /// line that is not a rig record is treated as `bad_lines` says.
 pub fn load_rig_results(dir: &Path, bad_lines: BadLines) -> Result<Vec<RigRecord>> {
+    Ok(read_rig_file(dir, bad_lines)?.records)
+}
+
+fn read_rig_file(dir: &Path, bad_lines: BadLines) -> Result<ResultsFile<RigRecord>> {
     let file = read_rig_records(dir)?;
     bad_lines.handle(&file.skipped)?;
-    Ok(file.records)
+    Ok(file)
 }
 
 /// The templates, compiled into the binary so `suite` renders from anywhere.
@@ -152,18 +170,27 @@ fn environment() -> Result<Environment<'static>> {
     Ok(env)
 }
 
-/// Renders every page: `(file name, HTML)`, the index first, the Avro
-/// pipeline page (from the run records and the CPU rig's) last.
+/// The rendered pages and the records files they link to.
+pub struct Site {
+    /// `(file name, HTML)`, the index first, the Avro pipeline page last.
+    pub pages: Vec<(String, String)>,
+    /// Every records file a page links to.
+    pub records_files: Vec<RecordsFile>,
+}
+
+/// Renders every page, the Avro pipeline page from the run records and the
+/// CPU rig's.
 pub fn render_site(
     suite: &Suite,
     results: &BTreeMap<String, Vec<RunRecord>>,
     rig: &[RigRecord],
-) -> Result<Vec<(String, String)>> {
+) -> Result<Site> {
     let env = environment()?;
     let mut pages = vec![(
         "index.html".to_string(),
         render(&env, "index.html", &context::index_page(suite, results))?,
     )];
+    let mut records_files = Vec::new();
     for name in header::workload_names(suite, results) {
         let records = results.get(&name).map(Vec::as_slice).unwrap_or(&[]);
         let page = context::workload_page(suite, &name, records);
@@ -171,6 +198,7 @@ pub fn render_site(
             format!("{name}.html"),
             render(&env, "workload.html", &page)?,
         ));
+        records_files.extend(page.data.files);
     }
     let avro_runs = results
         .get(avro::WORKLOAD)
@@ -180,7 +208,11 @@ pub fn render_site(
         avro::PAGE.to_string(),
         render(&env, "avro.html", &avro::avro_page(avro_runs, rig))?,
     ));
-    Ok(pages)
+    records_files.extend(data::rig_records(rig.len()).map(|(file, _)| file));
+    Ok(Site {
+        pages,
+        records_files,
+    })
 }
 
 fn render(env: &Environment<'_>, template: &str, page: &impl Serialize) -> Result<String> {
@@ -190,21 +222,32 @@ fn render(env: &Environment<'_>, template: &str, page: &impl Serialize) -> Resul
 }
 
 /// Reads `results_dir` (treating lines that are not records as `bad_lines`
-/// says) and writes every page into `out_dir`; returns the index's path.
+/// says) and writes every page into `out_dir`, with the files its links
+/// name under `data/` (data.rs), each file through a rename so a reader
+/// never sees half of one; returns the index's path. The data goes first,
+/// so no page links to a file not yet written, and the data files of an
+/// earlier render that no page names any more are removed last.
 pub fn write_site(
     suite: &Suite,
     results_dir: &Path,
     out_dir: &Path,
     bad_lines: BadLines,
 ) -> Result<PathBuf> {
-    let results = load_results(results_dir, bad_lines)?;
-    let rig = load_rig_results(results_dir, bad_lines)?;
-    let pages = render_site(suite, &results, &rig)?;
-    std::fs::create_dir_all(out_dir).with_context(|| format!("creating {}", out_dir.display()))?;
-    for (name, html) in &pages {
-        let path = out_dir.join(name);
-        std::fs::write(&path, html).with_context(|| format!("writing {}", path.display()))?;
+    let mut results = BTreeMap::new();
+    let mut lines = BTreeMap::new();
+    for (name, file) in read_workload_files(results_dir, bad_lines)? {
+        results.insert(name.clone(), file.records);
+        lines.insert(name, file.lines);
     }
+    let rig = read_rig_file(results_dir, bad_lines)?;
+    lines.insert(RIG_FILE.to_string(), rig.lines);
+    let site = render_site(suite, &results, &rig.records)?;
+    let data_files = data::data_files(&site.records_files, &results, &lines)?;
+    for (name, text) in data_files.iter().chain(&site.pages) {
+        data::write_atomically(&out_dir.join(name), text)?;
+    }
+    let written: Vec<PathBuf> = data_files.iter().map(|(p, _)| PathBuf::from(p)).collect();
+    data::remove_stale(out_dir, &written)?;
     Ok(out_dir.join("index.html"))
 }
 

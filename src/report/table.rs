@@ -54,6 +54,19 @@ pub struct Cell {
     /// The median's interval with its coverage (`75 %: 24.6 – 28.0`), shown
     /// under the value; empty below three runs.
     pub interval: String,
+    /// Files beside the pages the cell's figures come from (a run's
+    /// histogram), shown after its text.
+    pub links: Vec<Link>,
+}
+
+/// A link from a cell to a file beside the pages.
+#[derive(Debug, Clone, Serialize)]
+pub struct Link {
+    pub text: String,
+    /// Relative to the page.
+    pub href: String,
+    /// Shown on hover.
+    pub title: String,
 }
 
 impl Cell {
@@ -78,6 +91,11 @@ impl Cell {
     /// a headline figure.
     pub fn without_interval(mut self) -> Cell {
         self.interval.clear();
+        self
+    }
+
+    pub fn with_links(mut self, links: Vec<Link>) -> Cell {
+        self.links = links;
         self
     }
 
@@ -108,6 +126,7 @@ impl Cell {
             title,
             repeat: a.repeat || b.repeat,
             interval: joined(&a.interval, &b.interval, " / "),
+            links: [a.links, b.links].concat(),
         }
     }
 }

@@ -47,6 +47,7 @@ pub fn read_rig_records(dir: &Path) -> Result<ResultsFile<RigRecord>> {
     if !path.exists() {
         return Ok(ResultsFile {
             records: Vec::new(),
+            lines: Vec::new(),
             skipped: Vec::new(),
         });
     }
@@ -115,6 +116,9 @@ pub struct SkippedLine {
 #[derive(Debug)]
 pub struct ResultsFile<R = RunRecord> {
     pub records: Vec<R>,
+    /// Each record's line as the file holds it, in the order of `records`:
+    /// what the report copies beside its pages.
+    pub lines: Vec<String>,
     pub skipped: Vec<SkippedLine>,
 }
 
@@ -142,6 +146,7 @@ fn read_lines_of<R: serde::de::DeserializeOwned>(path: &Path) -> Result<ResultsF
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
     let mut file = ResultsFile {
         records: Vec::new(),
+        lines: Vec::new(),
         skipped: Vec::new(),
     };
     for (i, line) in text.lines().enumerate() {
@@ -149,7 +154,10 @@ fn read_lines_of<R: serde::de::DeserializeOwned>(path: &Path) -> Result<ResultsF
             continue;
         }
         match serde_json::from_str(line) {
-            Ok(record) => file.records.push(record),
+            Ok(record) => {
+                file.records.push(record);
+                file.lines.push(line.to_string());
+            }
             Err(err) => file.skipped.push(SkippedLine {
                 path: path.to_path_buf(),
                 line: i + 1,

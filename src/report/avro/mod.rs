@@ -13,6 +13,7 @@ pub use rig::{Headline, RigSection};
 
 use serde::Serialize;
 
+use super::data::{self, DataLink};
 use super::header::commits_of;
 use super::svg::PALETTE;
 use crate::results::{RigRecord, RunRecord, Variant};
@@ -30,6 +31,10 @@ pub struct AvroPage {
     pub e2e: E2eSection,
     /// The end-to-end workload's own page.
     pub workload_href: String,
+    /// The CPU rig's records; none without any.
+    pub rig_data: Option<DataLink>,
+    /// The end-to-end workload's records; none without any.
+    pub e2e_data: Option<DataLink>,
     /// The suite commits of the records shown, newest first.
     pub commits: Vec<String>,
 }
@@ -76,6 +81,8 @@ pub fn avro_page(runs: &[RunRecord], rig_records: &[RigRecord]) -> AvroPage {
         rig: rig::rig_section(batch.as_ref()),
         e2e: e2e::e2e_section(&e2e_runs, decode_multiple),
         workload_href: format!("{WORKLOAD}.html"),
+        rig_data: data::rig_records(rig_records.len()).map(|(_, link)| link),
+        e2e_data: data::workload_records(WORKLOAD, runs.len()).map(|(_, link)| link),
     }
 }
 

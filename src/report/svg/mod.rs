@@ -1,5 +1,6 @@
 //! Inline SVG drawn in Rust: the workload's flow, line charts (latency by
-//! percentile on a "nines" axis, per-second series) and bar charts (one
+//! percentile on a "nines" axis, the latency CDF on a log latency axis,
+//! per-second series) and bar charts (one
 //! figure per arm, with its confidence interval). No script, no external
 //! resource, so a page works offline and from file://. Every text is escaped
 //! here, since templates insert the markup as it is.
@@ -63,6 +64,9 @@ pub enum XAxis {
     Linear { label: String, marker: Option<f64> },
     /// Percentiles on a log scale of nines: x = log10(1 / (1 - q)), 0..=max.
     Nines { max: f64 },
+    /// Whole decades around the data (all positive), ticks as a log y
+    /// axis's: a latency CDF, where the body and the tail both read.
+    Log { label: String },
 }
 
 /// The least room left of the plot; more when tick labels are long.
@@ -172,6 +176,8 @@ struct Frame {
     height: f64,
     /// The plot area's left edge: right of the y axis's title and labels.
     left: f64,
+    /// Whether x maps on a log scale (x_min and x_max whole decades).
+    x_log: bool,
     plot_w: f64,
     plot_h: f64,
     x_min: f64,
@@ -186,7 +192,12 @@ const Y_TITLE_X: f64 = 14.0;
 
 impl Frame {
     fn px(&self, x: f64) -> f64 {
-        self.left + (x - self.x_min) / (self.x_max - self.x_min) * self.plot_w
+        let share = if self.x_log {
+            (x / self.x_min).log10() / (self.x_max / self.x_min).log10()
+        } else {
+            (x - self.x_min) / (self.x_max - self.x_min)
+        };
+        self.left + share * self.plot_w
     }
 
     fn py(&self, y: f64) -> f64 {
@@ -207,7 +218,8 @@ impl Frame {
 }
 
 /// The x range the chart spans: the nines' axis from 0, a linear one over
-/// the data and the marks across x (0..1 when there is none).
+/// the data and the marks across x (0..1 when there is none), a log one
+/// the whole decades around the data's positive x.
 fn x_range(curves: &[Curve], marks: &[Mark], x_axis: &XAxis) -> (f64, f64) {
     let xs = curves
         .iter()
@@ -221,6 +233,19 @@ fn x_range(curves: &[Curve], marks: &[Mark], x_axis: &XAxis) -> (f64, f64) {
         XAxis::Linear { .. } => xs.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
             (lo.min(x), hi.max(x))
         }),
+        XAxis::Log { .. } => {
+            let (lo, hi) = xs
+                .filter(|x| *x > 0.0)
+                .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), x| {
+                    (lo.min(x), hi.max(x))
+                });
+            let (_, low, high) = if lo.is_finite() {
+                log_ticks(lo, hi)
+            } else {
+                log_ticks(1.0, 10.0)
+            };
+            (low, high)
+        }
     };
     if x_min.is_finite() && x_max > x_min {
         (x_min, x_max)
@@ -276,7 +301,7 @@ fn plot(
     // The y axis title sits left of the widest tick label, never on it.
     let widest_tick = y_ticks
         .iter()
-        .map(|t| tick_label(*t).chars().count())
+        .map(|t| y_tick_label(*t).chars().count())
         .max()
         .unwrap_or(1) as f64
         * CHAR_W;
@@ -286,6 +311,7 @@ fn plot(
         width,
         height,
         left,
+        x_log: matches!(x_axis, XAxis::Log { .. }),
         plot_w: width - left - RIGHT,
         plot_h: height - TOP - BOTTOM,
         x_min,
@@ -317,7 +343,7 @@ fn draw_y_ticks(body: &mut String, f: &Frame, y_ticks: &[f64]) {
         let _ = write!(
             body,
             r#"<line class="grid" x1="{left:.1}" y1="{y:.1}" x2="{x2:.1}" y2="{y:.1}"/><text x="{tx:.1}" y="{ty:.1}" text-anchor="end">{}</text>"#,
-            tick_label(*t),
+            y_tick_label(*t),
             left = f.left,
             y = f.py(*t),
             x2 = f.left + f.plot_w,
@@ -339,6 +365,11 @@ fn draw_x_axis(body: &mut String, f: &Frame, x_axis: &XAxis) -> String {
             .filter(|t| *t >= f.x_min && *t <= f.x_max)
             .map(|t| (t, tick_label(t)))
             .collect(),
+        XAxis::Log { .. } => log_ticks(f.x_min, f.x_max)
+            .0
+            .into_iter()
+            .map(|t| (t, tick_label(t)))
+            .collect(),
     };
     for (t, label) in &x_ticks {
         let _ = write!(
@@ -352,6 +383,7 @@ fn draw_x_axis(body: &mut String, f: &Frame, x_axis: &XAxis) -> String {
     }
     match x_axis {
         XAxis::Nines { .. } => "percentile".to_string(),
+        XAxis::Log { label } => label.clone(),
         XAxis::Linear { label, marker } => {
             if let Some(m) = marker.filter(|m| *m >= f.x_min && *m <= f.x_max) {
                 let _ = write!(
@@ -601,6 +633,20 @@ fn tick_label(t: f64) -> String {
         super::table::grouped(t as i64)
     } else {
         super::table::number(t)
+    }
+}
+
+/// A y tick's label: a fraction without trailing zeros (`0.2`, where a
+/// figure reads `0.2000`), so a 0 to 1 axis reads as one.
+fn y_tick_label(t: f64) -> String {
+    let label = tick_label(t);
+    if label.contains('.') && !label.contains('e') {
+        label
+            .trim_end_matches('0')
+            .trim_end_matches('.')
+            .to_string()
+    } else {
+        label
     }
 }
 

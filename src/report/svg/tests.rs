@@ -154,3 +154,38 @@ fn text_is_escaped() {
     assert!(svg.contains("&lt;b&gt;&amp;"));
     assert!(!svg.contains("<b>"));
 }
+
+#[test]
+fn a_log_x_axis_spans_whole_decades_and_a_share_axis_reads_plainly() {
+    let svg = line_chart(
+        &[Curve {
+            name: "a".into(),
+            style: SeriesStyle::nth(0),
+            points: vec![(2.0, 0.1), (200.0, 1.0)],
+        }],
+        &XAxis::Log {
+            label: "latency (ms, log)".into(),
+        },
+        "share",
+        SMALL,
+    );
+    for tick in [">1<", ">10<", ">100<", ">1,000<", ">0.2<", ">1<"] {
+        assert!(svg.contains(tick), "{tick}: {svg}");
+    }
+    assert!(!svg.contains("0.2000"), "{svg}");
+    // 2 and 200 lie a third and two thirds of the way across 1 to 1,000.
+    let (width, left) = (SMALL.0, LEFT_MIN);
+    let plot_w = width - left - RIGHT;
+    let points = svg
+        .split(r#"points=""#)
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .unwrap();
+    let xs: Vec<f64> = points
+        .split(' ')
+        .map(|p| p.split(',').next().unwrap().parse().unwrap())
+        .collect();
+    let expected = |x: f64| left + x.log10() / 3.0 * plot_w;
+    assert!((xs[0] - expected(2.0)).abs() < 0.1, "{xs:?}");
+    assert!((xs[1] - expected(200.0)).abs() < 0.1, "{xs:?}");
+}
