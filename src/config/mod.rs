@@ -106,9 +106,9 @@ pub(crate) fn key_line(text: &str, key: &str) -> Option<usize> {
 }
 
 fn parse_yaml<T: DeserializeOwned>(path: &Path, text: &str) -> Result<T, ConfigError> {
-    serde_yaml::from_str(text).map_err(|err| {
+    yaml_serde::from_str(text).map_err(|err| {
         let line = err.location().map(|l| l.line()).unwrap_or(0);
-        // serde_yaml appends " at line L column C"; the prefix already says where.
+        // yaml_serde appends " at line L column C"; the prefix already says where.
         let message = err.to_string();
         let message = match message.find(" at line ") {
             Some(cut) => message[..cut].to_string(),

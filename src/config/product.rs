@@ -49,7 +49,7 @@ pub struct Product {
     pub client_exceptions: BTreeMap<String, String>,
     /// Settings only this product's app reads, handed over as BENCH_SETTINGS (JSON).
     #[serde(default)]
-    pub settings: BTreeMap<String, serde_yaml::Value>,
+    pub settings: BTreeMap<String, yaml_serde::Value>,
     /// What this product's own experts set for low latency, run with
     /// `--profile expert`.
     #[serde(default)]
@@ -73,9 +73,9 @@ pub struct Product {
 #[serde(deny_unknown_fields)]
 pub struct ExpertProfile {
     #[serde(default)]
-    pub client: BTreeMap<String, serde_yaml::Value>,
+    pub client: BTreeMap<String, yaml_serde::Value>,
     #[serde(default)]
-    pub settings: BTreeMap<String, serde_yaml::Value>,
+    pub settings: BTreeMap<String, yaml_serde::Value>,
     /// For each key changed above, where its engine's documentation says so.
     #[serde(default)]
     pub sources: BTreeMap<String, String>,
@@ -427,7 +427,7 @@ impl ExpertProfile {
     /// nothing changes, for the reason `unchanged` gives.
     pub(super) fn check(
         &self,
-        settings: &BTreeMap<String, serde_yaml::Value>,
+        settings: &BTreeMap<String, yaml_serde::Value>,
     ) -> Result<(), String> {
         if let Some(why) = &self.unchanged {
             if why.trim().is_empty() {
@@ -505,10 +505,10 @@ impl ExpertProfile {
 }
 
 /// A YAML scalar as `--set` would take it.
-fn yaml_text(value: &serde_yaml::Value) -> String {
+fn yaml_text(value: &yaml_serde::Value) -> String {
     match value {
-        serde_yaml::Value::String(text) => text.clone(),
-        other => serde_yaml::to_string(other)
+        yaml_serde::Value::String(text) => text.clone(),
+        other => yaml_serde::to_string(other)
             .unwrap_or_default()
             .trim()
             .to_string(),

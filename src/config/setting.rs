@@ -6,7 +6,7 @@
 use std::fmt;
 use std::str::FromStr;
 
-use serde_yaml::Value;
+use yaml_serde::Value;
 
 use super::{Bench, ConfigError, Product, Profile};
 
@@ -135,12 +135,12 @@ impl Bench {
             }
             // Each setting is applied and checked on its own, so an error
             // names the one at fault.
-            let mut root = serde_yaml::to_value(&bench)
+            let mut root = yaml_serde::to_value(&bench)
                 .map_err(|err| invalid(setting, format!("cannot represent bench.yaml: {err}")))?;
             let slot = slot(&mut root, &setting.key).map_err(|m| invalid(setting, m))?;
             *slot = typed_like(slot, &setting.value).map_err(|m| invalid(setting, m))?;
             bench =
-                serde_yaml::from_value(root).map_err(|err| invalid(setting, err.to_string()))?;
+                yaml_serde::from_value(root).map_err(|err| invalid(setting, err.to_string()))?;
             bench.check().map_err(|(_, m)| invalid(setting, m))?;
         }
         Ok(bench)
@@ -280,7 +280,7 @@ fn slot<'v>(root: &'v mut Value, key: &str) -> Result<&'v mut Value, String> {
 /// `text` read as YAML, kept a string where the setting is one (`acks=1`).
 fn typed_like(current: &Value, text: &str) -> Result<Value, String> {
     let parsed: Value =
-        serde_yaml::from_str(text).map_err(|err| format!("`{text}` is not a value: {err}"))?;
+        yaml_serde::from_str(text).map_err(|err| format!("`{text}` is not a value: {err}"))?;
     Ok(match (current, &parsed) {
         (Value::String(_), Value::Number(_) | Value::Bool(_)) => Value::String(text.to_string()),
         _ => parsed,
@@ -401,8 +401,8 @@ mod tests {
         )
         .unwrap();
         let mut product = suite.products["rustpipe"].clone();
-        product.settings = serde_yaml::from_str("{work_us_per_record: 0, mode: fast}").unwrap();
-        product.expert = Some(serde_yaml::from_str(expert).unwrap());
+        product.settings = yaml_serde::from_str("{work_us_per_record: 0, mode: fast}").unwrap();
+        product.expert = Some(yaml_serde::from_str(expert).unwrap());
         product
     }
 
@@ -470,9 +470,9 @@ mod tests {
     #[test]
     fn an_expert_profile_without_a_source_or_outside_the_uniform_keys_is_refused() {
         let settings: std::collections::BTreeMap<String, Value> =
-            serde_yaml::from_str("{autocommit_duration_ms: 10}").unwrap();
+            yaml_serde::from_str("{autocommit_duration_ms: 10}").unwrap();
         let check = |yaml: &str| {
-            serde_yaml::from_str::<crate::config::ExpertProfile>(yaml)
+            yaml_serde::from_str::<crate::config::ExpertProfile>(yaml)
                 .unwrap()
                 .check(&settings)
         };

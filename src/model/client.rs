@@ -223,13 +223,13 @@ mod tests {
 
     #[test]
     fn acks_and_compression_take_only_their_spellings() {
-        let parse = |text: &str| serde_yaml::from_str::<Acks>(text);
+        let parse = |text: &str| yaml_serde::from_str::<Acks>(text);
         assert_eq!(parse("all").unwrap(), Acks::All);
         assert_eq!(parse("'1'").unwrap(), Acks::Leader);
         assert!(parse("2").is_err());
-        assert!(serde_yaml::from_str::<Compression>("brotli").is_err());
+        assert!(yaml_serde::from_str::<Compression>("brotli").is_err());
         assert_eq!(
-            serde_yaml::from_str::<Compression>("zstd").unwrap(),
+            yaml_serde::from_str::<Compression>("zstd").unwrap(),
             Compression::Zstd
         );
     }

@@ -41,9 +41,9 @@ pub(super) fn expert_settings_table(suite: &Suite, workload: &str) -> Table {
         "Expert profile",
         Column::plain_all(&["product", "setting", "uniform", "expert", "source"]),
     );
-    let text = |value: &serde_yaml::Value| match value {
-        serde_yaml::Value::String(text) => text.clone(),
-        other => serde_yaml::to_string(other)
+    let text = |value: &yaml_serde::Value| match value {
+        yaml_serde::Value::String(text) => text.clone(),
+        other => yaml_serde::to_string(other)
             .unwrap_or_default()
             .trim()
             .to_string(),
