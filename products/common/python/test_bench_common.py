@@ -304,12 +304,13 @@ MEMBER_APP = textwrap.dedent(
     from bench_common import run_members
 
     def main():
+        # Ready only once SIGTERM is handled: the test stops it right after.
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         print("ids", os.environ["BENCH_GROUP_INSTANCE_ID"], os.environ["BENCH_TRANSACTIONAL_ID"], flush=True)
         print("app ready", flush=True)
         code = os.environ.get("BENCH_TEST_EXIT")
         if code and os.environ.get("BENCH_MEMBER") == "1":
             sys.exit(int(code))
-        signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
         time.sleep(60)
 
     run_members("app", "app ready", main)
