@@ -33,6 +33,10 @@ pub fn trials() -> Vec<Trial> {
             "external_broker_is_one_setting_away",
             external_broker_is_one_setting_away,
         ),
+        trial(
+            "broker_status_exits_3_when_the_local_broker_is_not_running",
+            broker_status_exits_3_when_the_local_broker_is_not_running,
+        ),
         measured(
             "default_warm_up_lasts_until_steady_on_a_warmed_broker",
             default_warm_up_lasts_until_steady_on_a_warmed_broker,
@@ -277,6 +281,36 @@ fn external_broker_is_one_setting_away() -> Result<(), String> {
         status.status.success(),
         "the local broker is left as it was",
         &status,
+    )
+}
+
+/// `suite broker status` tells "not running" (exit 3) from running (0) and
+/// from an error (1): here a local broker on a port of its own, with a
+/// cache folder where none was ever started.
+fn broker_status_exits_3_when_the_local_broker_is_not_running() -> Result<(), String> {
+    let (dir, bench) = config_with_broker(
+        "broker:\n  kind: local\n  version: 4.4.0\n  port: 19093\n  heap_mb: 1024\n  \
+         nodes: 1\n  replication: 1\n  min_insync_replicas: 1\n",
+    )?;
+    let text = std::fs::read_to_string(&bench).map_err(|e| e.to_string())?;
+    let shared = "cache_dir: ~/.cache/streamsuite\n";
+    if !text.contains(shared) {
+        return Err(format!("bench.yaml no longer holds `{shared}`"));
+    }
+    let own = format!("cache_dir: {}\n", dir.path().join("cache").display());
+    std::fs::write(&bench, text.replace(shared, &own)).map_err(|e| e.to_string())?;
+    let out = output(suite_with(&bench).args(["broker", "status"]))?;
+    ensure(
+        out.status.code() == Some(3)
+            && String::from_utf8_lossy(&out.stdout).trim() == "not running",
+        "broker status exits 3 and says not running",
+        &out,
+    )?;
+    let running = output(suite().args(["broker", "status"]))?;
+    ensure(
+        running.status.code() == Some(0),
+        "the harness's broker is running: exit 0",
+        &running,
     )
 }
 
