@@ -1,5 +1,6 @@
 //! The in-process stage, step by step: JSON chunk to Arrow, filter and
-//! derive, encode, the whole stage, and the stage through N shards.
+//! derive, encode, the whole stage, and the stage through N shards; and the
+//! windowed step, which decodes 4 fields of each record into its aggregates.
 //! Criterion gives time per chunk and records/s; the counting allocator
 //! gives allocations and bytes per record, printed before the timings.
 //! Allocations are exact; times are directional (a shared, noisy host).
@@ -10,6 +11,7 @@ use rustpipe::chunk::{InputChunk, OutputChunk};
 use rustpipe::settings::{PipelineOptions, Workload};
 use rustpipe::shards;
 use rustpipe::stage::Stage;
+use rustpipe::windows::Windows;
 
 #[global_allocator]
 static ALLOCATOR: CountingAllocator = CountingAllocator::new();
@@ -48,6 +50,7 @@ fn print_allocations() {
     for records in SIZES {
         let input = chunk_of(records);
         let mut stage = Stage::new(PipelineOptions::default());
+        let mut windows = Windows::default();
         let mut output = OutputChunk::default();
         let rows = [
             (
@@ -60,6 +63,10 @@ fn print_allocations() {
             (
                 "stage",
                 per_record(records, || stage.process(&input, &mut output).unwrap()),
+            ),
+            (
+                "windows",
+                per_record(records, || windows.process(&input, &mut output).unwrap()),
             ),
         ];
         for (name, (allocations, bytes)) in rows {
@@ -98,6 +105,22 @@ fn stage_steps(c: &mut Criterion) {
     group.finish();
 }
 
+/// The windowed step on a chunk within one window: each call starts the
+/// window over (its offsets go back), so it decodes and counts every record.
+fn windows_step(c: &mut Criterion) {
+    let mut group = c.benchmark_group("windows");
+    for records in SIZES {
+        let input = chunk_of(records);
+        let mut windows = Windows::default();
+        let mut output = OutputChunk::default();
+        group.throughput(Throughput::Elements(records));
+        group.bench_function(BenchmarkId::new("process", records), |b| {
+            b.iter(|| windows.process(&input, &mut output).unwrap())
+        });
+    }
+    group.finish();
+}
+
 /// 256 full chunks through the stage on `parallelism` workers, handed over
 /// and written back in order.
 fn shard_handoff(c: &mut Criterion) {
@@ -131,7 +154,7 @@ fn shard_handoff(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, stage_steps, shard_handoff);
+criterion_group!(benches, stage_steps, windows_step, shard_handoff);
 
 fn main() {
     print_allocations();

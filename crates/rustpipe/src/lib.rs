@@ -16,6 +16,7 @@ pub mod avro;
 pub mod chunk;
 pub mod delivery;
 pub mod etl;
+pub mod json;
 pub mod pipeline;
 pub mod rig;
 pub mod rows;

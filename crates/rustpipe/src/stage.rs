@@ -1,8 +1,8 @@
 //! The stateless workload's in-process stage over Arrow columns: decode a
-//! chunk of input records with schema projection (6 of the 19 fields) into an
-//! Arrow `RecordBatch`, keep `region = eu-*` and derive `latency_ratio` and
-//! `sla_status` with Arrow compute kernels, then encode the output records
-//! from the columns. The output keeps what verification needs: the input's
+//! chunk of input records with schema projection (6 of the 19 fields, read
+//! by [`crate::json`]) into an Arrow `RecordBatch`, keep `region = eu-*` and
+//! derive `latency_ratio` and `sla_status` with Arrow compute kernels, then
+//! encode the output records from the columns. The output keeps what verification needs: the input's
 //! sequence number and gendata timestamp.
 //!
 //! Steady state allocates nothing per record: the column vectors are lent to
@@ -26,22 +26,39 @@ use arrow::datatypes::{
     ArrowNativeType, DataType, Field, Int64Type, Schema, SchemaRef, UInt32Type, UInt64Type,
 };
 use arrow::record_batch::RecordBatch;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::chunk::{InputChunk, OutputChunk};
+use crate::json;
 use crate::settings::PipelineOptions;
 
 /// The input fields the workload reads (a projection of the 19).
-#[derive(Deserialize)]
-struct Input<'a> {
-    seq: u64,
-    ts_us: i64,
-    #[serde(borrow)]
-    region: Cow<'a, str>,
-    #[serde(borrow)]
-    service: Cow<'a, str>,
-    latency_ms: u32,
-    sla_ms: u32,
+#[derive(Debug, Default)]
+pub(crate) struct Input<'a> {
+    pub(crate) seq: u64,
+    pub(crate) ts_us: i64,
+    pub(crate) region: Cow<'a, str>,
+    pub(crate) service: Cow<'a, str>,
+    pub(crate) latency_ms: u32,
+    pub(crate) sla_ms: u32,
+}
+
+impl<'a> json::Projection<'a> for Input<'a> {
+    const FIELDS: &'static [&'static str] =
+        &["seq", "ts_us", "region", "service", "latency_ms", "sla_ms"];
+
+    fn set(&mut self, field: usize, value: json::Value<'_, 'a>) -> Result<()> {
+        match field {
+            0 => self.seq = value.u64()?,
+            1 => self.ts_us = value.i64()?,
+            2 => self.region = value.str()?,
+            3 => self.service = value.str()?,
+            4 => self.latency_ms = value.u32()?,
+            5 => self.sla_ms = value.u32()?,
+            _ => unreachable!("field {field} is not in FIELDS"),
+        }
+        Ok(())
+    }
 }
 
 /// One output record of the stateless workload.
@@ -185,8 +202,8 @@ impl Stage {
             let Some(payload) = record.payload else {
                 continue;
             };
-            let event: Input<'_> = serde_json::from_slice(payload)
-                .context("rustpipe: an input record is not an event")?;
+            let event: Input<'_> =
+                json::decode(payload).context("rustpipe: an input record is not an event")?;
             self.columns.push(index as u32, &event)?;
         }
         Ok(())

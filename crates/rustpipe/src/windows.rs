@@ -22,22 +22,36 @@ use std::borrow::Cow;
 use std::collections::BTreeMap;
 
 use anyhow::{bail, Context, Result};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use crate::chunk::{InputChunk, NextOffset, OutputChunk};
+use crate::json;
 
 /// A window's length: tumbling windows of 1 s.
 const WINDOW_US: i64 = 1_000_000;
 
 /// The input fields a pane needs (a projection of the 19).
-#[derive(Deserialize)]
-struct Input<'a> {
-    ts_us: i64,
-    #[serde(borrow)]
-    region: Cow<'a, str>,
-    #[serde(borrow)]
-    service: Cow<'a, str>,
-    latency_ms: u32,
+#[derive(Debug, Default)]
+pub(crate) struct Input<'a> {
+    pub(crate) ts_us: i64,
+    pub(crate) region: Cow<'a, str>,
+    pub(crate) service: Cow<'a, str>,
+    pub(crate) latency_ms: u32,
+}
+
+impl<'a> json::Projection<'a> for Input<'a> {
+    const FIELDS: &'static [&'static str] = &["ts_us", "region", "service", "latency_ms"];
+
+    fn set(&mut self, field: usize, value: json::Value<'_, 'a>) -> Result<()> {
+        match field {
+            0 => self.ts_us = value.i64()?,
+            1 => self.region = value.str()?,
+            2 => self.service = value.str()?,
+            3 => self.latency_ms = value.u32()?,
+            _ => unreachable!("field {field} is not in FIELDS"),
+        }
+        Ok(())
+    }
 }
 
 /// One output record: a key's aggregates over one closed window.
@@ -111,8 +125,8 @@ impl Windows {
                     at.offset
                 );
             };
-            let event: Input<'_> = serde_json::from_slice(payload)
-                .context("rustpipe: an input record is not an event")?;
+            let event: Input<'_> =
+                json::decode(payload).context("rustpipe: an input record is not an event")?;
             let start_us = window_start(event.ts_us);
             let open = match self.open {
                 Some(open) if open.first.partition != at.partition => bail!(
