@@ -19,6 +19,7 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
+use hdrhistogram::Histogram;
 use rdkafka::consumer::ConsumerGroupMetadata;
 use rdkafka::error::KafkaError;
 use rdkafka::producer::{BaseRecord, DeliveryResult, Producer, ProducerContext, ThreadedProducer};
@@ -253,6 +254,54 @@ pub struct Transactions {
     ledger: Arc<Ledger>,
     state: Mutex<TxnState>,
     changed: Condvar,
+    /// How long each transaction stayed open and took to commit, printed
+    /// when the committer returns: where an exactly-once tail comes from.
+    times: Mutex<CommitTimes>,
+}
+
+/// Durations of the transactions' phases, in microseconds.
+struct CommitTimes {
+    /// From the first record produced to the commit's start.
+    open: Histogram<u64>,
+    /// Adding the input offsets (AddOffsetsToTxn and TxnOffsetCommit).
+    offsets: Histogram<u64>,
+    /// Committing (the outstanding records acknowledged, then EndTxn).
+    commit: Histogram<u64>,
+}
+
+impl CommitTimes {
+    fn new() -> CommitTimes {
+        let histogram = || Histogram::new_with_bounds(1, 600_000_000, 2).expect("valid bounds");
+        CommitTimes {
+            open: histogram(),
+            offsets: histogram(),
+            commit: histogram(),
+        }
+    }
+
+    fn record(histogram: &mut Histogram<u64>, took: Duration) {
+        histogram.saturating_record(took.as_micros().max(1) as u64);
+    }
+
+    /// One line: each phase's p50, p99 and max in milliseconds.
+    fn summary(&self) -> String {
+        let phase = |name: &str, h: &Histogram<u64>| {
+            let ms = |q: f64| h.value_at_quantile(q) as f64 / 1000.0;
+            format!(
+                "{name} p50 {:.1} p99 {:.1} max {:.1} ms",
+                ms(0.5),
+                ms(0.99),
+                ms(1.0)
+            )
+        };
+        format!(
+            "rustpipe: {} transactions; {}; {}; {}",
+            self.commit.len(),
+            phase("open", &self.open),
+            phase("offsets", &self.offsets),
+            phase("commit", &self.commit)
+        )
+    }
 }
 
 struct TxnState {
@@ -302,6 +351,7 @@ impl Transactions {
                 failed: None,
             }),
             changed: Condvar::new(),
+            times: Mutex::new(CommitTimes::new()),
         }
     }
 
@@ -356,6 +406,10 @@ impl Transactions {
     /// interval is up, until `stop` and nothing is left open.
     pub fn run_commits(&self) -> Result<()> {
         let result = self.commit_loop();
+        let times = self.times.lock().unwrap_or_else(|p| p.into_inner());
+        if !times.commit.is_empty() {
+            eprintln!("{}", times.summary());
+        }
         if let Err(err) = &result {
             self.lock().failed.get_or_insert_with(|| format!("{err:#}"));
         }
@@ -382,10 +436,15 @@ impl Transactions {
                 continue;
             }
             state.committing = true;
+            let state_opened_at = state.opened_at;
             let offsets = self.offset_list(&state.next_offsets)?;
             state.next_offsets.clear();
             drop(state);
             let started = Instant::now();
+            CommitTimes::record(
+                &mut self.times.lock().unwrap_or_else(|p| p.into_inner()).open,
+                started - state_opened_at,
+            );
             let committed = self.commit(&offsets);
             state = self.lock();
             state.committing = false;
@@ -432,6 +491,7 @@ impl Transactions {
     /// Adds the input offsets to the transaction and commits it. A failure
     /// of either step loses the transaction: the pipeline starts over.
     fn commit(&self, offsets: &TopicPartitionList) -> Result<()> {
+        let started = Instant::now();
         if offsets.count() > 0 {
             let group = self.group.lock().unwrap_or_else(|p| p.into_inner());
             let group = group
@@ -445,7 +505,13 @@ impl Transactions {
                     ))
                 })?;
         }
+        let offsets_added = Instant::now();
         commit_transaction(&self.producer)?;
+        {
+            let mut times = self.times.lock().unwrap_or_else(|p| p.into_inner());
+            CommitTimes::record(&mut times.offsets, offsets_added - started);
+            CommitTimes::record(&mut times.commit, offsets_added.elapsed());
+        }
         if let Some(err) = self.ledger.failure() {
             return Err(Lost(format!("rustpipe: a record was not delivered: {err}")).into());
         }
