@@ -171,7 +171,7 @@ fn install(suite: &Suite, args: &InstallArgs) -> Result<i32> {
         (None, Some(bin)) => println!("{name} runs {}; the suite installs nothing", bin.display()),
         (None, None) => println!("{name} is part of the suite; nothing to install"),
     }
-    Ok(0)
+    Ok(exit::OK)
 }
 
 /// `suite broker start|stop|status`.
@@ -210,7 +210,7 @@ fn rig_cpu(suite: &Suite, args: CpuRigArgs) -> Result<i32> {
         Ok(index) => eprintln!("report: {}", index.display()),
         Err(err) => eprintln!("warning: the report was not updated: {err:#}"),
     }
-    Ok(0)
+    Ok(exit::OK)
 }
 
 fn broker(suite: &Suite, action: BrokerAction) -> Result<i32> {
@@ -242,7 +242,7 @@ fn broker(suite: &Suite, action: BrokerAction) -> Result<i32> {
                     local.log_file().display()
                 );
             }
-            Ok(0)
+            Ok(exit::OK)
         }
         BrokerAction::Stop => {
             if !local.running_pids().is_empty() {
@@ -251,19 +251,19 @@ fn broker(suite: &Suite, action: BrokerAction) -> Result<i32> {
             } else {
                 println!("no broker started by the suite is running");
             }
-            Ok(0)
+            Ok(exit::OK)
         }
         BrokerAction::Status => match local.running_pids().as_slice() {
             [pid] if local.nodes() == 1 => {
                 println!("running: pid {pid}, {}", local.bootstrap());
-                Ok(0)
+                Ok(exit::OK)
             }
             [] if local.is_running() => {
                 println!(
                     "a broker not started by the suite answers at {}",
                     local.bootstrap()
                 );
-                Ok(0)
+                Ok(exit::OK)
             }
             [] => {
                 println!("not running");
@@ -306,7 +306,7 @@ fn clickhouse(suite: &Suite, action: ClickHouseAction) -> Result<i32> {
                     local.log_file().display()
                 );
             }
-            Ok(0)
+            Ok(exit::OK)
         }
         ClickHouseAction::Stop => {
             if local.running_pid().is_some() {
@@ -315,19 +315,19 @@ fn clickhouse(suite: &Suite, action: ClickHouseAction) -> Result<i32> {
             } else {
                 println!("no ClickHouse started by the suite is running");
             }
-            Ok(0)
+            Ok(exit::OK)
         }
         ClickHouseAction::Status => match local.running_pid() {
             Some(pid) => {
                 println!("running: pid {pid}, {}", local.url());
-                Ok(0)
+                Ok(exit::OK)
             }
             None if local.is_running() => {
                 println!(
                     "a ClickHouse not started by the suite answers at {}",
                     local.url()
                 );
-                Ok(0)
+                Ok(exit::OK)
             }
             None => {
                 println!("not running");
@@ -350,7 +350,7 @@ fn report(suite: &Suite, args: ReportArgs) -> Result<i32> {
     };
     let index = report::write_site(suite, &results_dir, &out, bad_lines)?;
     println!("{}", index.display());
-    Ok(0)
+    Ok(exit::OK)
 }
 
 /// `suite export`: a run's histogram, a workload's figures as tidy rows,

@@ -2,8 +2,8 @@
 //! chunk of input records with schema projection (6 of the 19 fields, read
 //! by [`crate::json`]) into an Arrow `RecordBatch`, keep `region = eu-*` and
 //! derive `latency_ratio` and `sla_status` with Arrow compute kernels, then
-//! encode the output records from the columns. The output keeps what verification needs: the input's
-//! sequence number and gendata timestamp.
+//! encode the output records from the columns. The output keeps what
+//! verification needs: the input's sequence number and gendata timestamp.
 //!
 //! Steady state allocates nothing per record: the column vectors are lent to
 //! Arrow without a copy and taken back once the batch is dropped, and the
