@@ -40,6 +40,10 @@ pub enum Command {
     /// Measure a line at a baseline version and as it is now, interleaved;
     /// exit 4 on a regression beyond the threshold, 1 on an error.
     Regress(RegressArgs),
+    /// Measure a line's noise floor: the same line twice per round (an
+    /// A/A check); per figure its spread and the smallest regression
+    /// `suite regress` would catch. Exit 4 when the A/A reads as a regression.
+    Noise(NoiseArgs),
     /// Show products, their lines and workloads, and what is runnable here.
     List(ListArgs),
     /// Write the HTML report pages from the results files.
@@ -256,6 +260,30 @@ pub struct SweepArgs {
     /// `--set sweep.p99_bound_ms=200`; recorded with each run.
     #[arg(long = "set", value_name = "KEY=VALUE")]
     pub settings: Vec<Setting>,
+}
+
+#[derive(Debug, Args)]
+pub struct NoiseArgs {
+    /// A product line (rustpipe, kafka-streams-eos).
+    pub line: String,
+    /// A workload from workloads/.
+    pub workload: String,
+    /// Rounds, each two runs of the line in rotated order.
+    #[arg(long, default_value_t = DEFAULT_ROUNDS)]
+    pub repeat: u32,
+    /// The regression threshold the gate is read at, in percent, as
+    /// `suite regress --threshold` takes it.
+    #[arg(long, default_value_t = 5.0)]
+    pub threshold: f64,
+    /// A bench.yaml setting for every run of the check (repeatable), such
+    /// as `isolation=auto` or `run.window_s=60`: the noise at that point.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub settings: Vec<Setting>,
+    /// Print the table and the verdict as JSON on standard output.
+    #[arg(long)]
+    pub json: bool,
+    #[command(flatten)]
+    pub options: RunOptions,
 }
 
 #[derive(Debug, Args)]

@@ -12,7 +12,8 @@ pub const USAGE: i32 = 2;
 /// `suite broker status`, `suite clickhouse status`: the service the suite
 /// starts is not running.
 pub const NOT_RUNNING: i32 = 3;
-/// `suite regress`: a figure is worse beyond the threshold.
+/// `suite regress`: a figure is worse beyond the threshold; `suite noise`:
+/// the A/A itself reads as one.
 pub const REGRESSION: i32 = 4;
 /// `suite compare`: no figure separates the two lines; the batch cannot
 /// tell them apart.
@@ -28,7 +29,7 @@ Exit codes:
   1    an error, a failed run or a failed verification
   2    a usage error
   3    broker status, clickhouse status: not running
-  4    regress: a regression beyond the threshold
+  4    regress: a regression beyond the threshold; noise: the A/A reads as one
   5    compare: no figure separates the two lines
   130  interrupted";
 

@@ -15,6 +15,7 @@ pub mod exit;
 pub mod gendata;
 pub mod handoff;
 pub mod interrupt;
+pub mod isolation;
 pub mod lock;
 pub mod model;
 pub mod probe;

@@ -7,6 +7,7 @@ pub mod etl;
 pub mod flow_checks;
 pub mod judge;
 pub mod latency_over_time;
+pub mod noise;
 pub mod paired;
 pub mod rig_multiples;
 pub mod sanity;

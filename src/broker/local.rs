@@ -340,6 +340,7 @@ impl LocalBroker {
             .stderr(log);
         // A daemon: it outlives this command, and `suite broker stop` ends it.
         process::isolate(&mut command, false);
+        crate::isolation::place(&mut command, crate::isolation::Role::Broker);
         let child = command
             .spawn()
             .context("local broker: starting java (is a JDK 17+ on PATH?)")?;

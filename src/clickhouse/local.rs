@@ -122,6 +122,7 @@ impl LocalClickHouse {
             .stderr(log);
         // A daemon: it outlives this command, and `suite clickhouse stop` ends it.
         process::isolate(&mut command, false);
+        crate::isolation::place(&mut command, crate::isolation::Role::Broker);
         let child = command
             .spawn()
             .with_context(|| format!("local ClickHouse: starting {:?}", command.get_program()))?;

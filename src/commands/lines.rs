@@ -19,12 +19,15 @@ use crate::config::{
 };
 use crate::exit;
 use crate::interrupt::{Interrupt, Interrupted};
+use crate::isolation::{self, CpuSet, Role};
 use crate::lock::{RunLock, WhenHeld};
 use crate::model::host::HostInfo;
 use crate::products::{self, Installation};
 use crate::remote::Placements;
 use crate::report::{self, BadLines};
-use crate::results::{self, Metric, Regime, RunConfig, RunRecord, Status, SweepTag, Verification};
+use crate::results::{
+    self, Isolation, Metric, Regime, RunConfig, RunRecord, Status, SweepTag, Verification,
+};
 use crate::runner::batch::{run_batch, BatchLine, BatchOutcome};
 use crate::runner::{self, RunContext};
 use crate::workloads;
@@ -235,12 +238,18 @@ pub(super) fn run_lines_then(
     let when_held = WhenHeld::from_no_wait(request.options.no_wait);
     let _lock = RunLock::acquire(&cache, &holder, when_held, &interrupt)?;
     let lines = install_lines(&request, configs, &cache, &interrupt)?;
+    // Each role on its CPUs from here on: the broker and ClickHouse started
+    // (or already running), the helpers and the product as they start.
+    isolation::apply(&batch_isolation(&bench)?)?;
     let session = open_broker(&bench, &cache, &interrupt)?;
     // One ClickHouse for the batch, when its output lands there.
     let sink = workload
         .is_etl()
         .then(|| SinkSession::open(&bench.sink, &cache, &interrupt))
         .transpose()?;
+    if let Some(pid) = sink.as_ref().and_then(SinkSession::pid) {
+        isolation::pin_trees(&[pid as i32], Role::Broker)?;
+    }
     let host = HostInfo::current();
     let placements =
         Placements::connect(&bench, lines.iter().map(|l| l.line.product.name.as_str()))?;
@@ -452,7 +461,13 @@ fn line_config(
         input_partitions: workload.input.partitions,
         drain_records: request.drain,
         etl: workload.is_etl().then(|| own.etl.clone()),
+        isolation: batch_isolation(bench)?,
     })
+}
+
+/// The batch's isolation on this host's CPUs: every run of a batch shares it.
+fn batch_isolation(bench: &Bench) -> Result<Isolation> {
+    isolation::resolve(&bench.isolation, &CpuSet::of_the_suite()?)
 }
 
 /// The hosts bench.yaml places `product` on, as the record names them.
@@ -613,6 +628,9 @@ fn install_lines<'s>(
 fn open_broker(bench: &Bench, cache: &Cache, interrupt: &Interrupt) -> Result<BrokerSession> {
     let mut session = BrokerSession::open(&bench.broker, cache, interrupt)?;
     if let Some(local) = session.local() {
+        // A broker left running by an earlier batch moves to its CPUs too.
+        let pids: Vec<i32> = local.running_pids().into_iter().map(|p| p as i32).collect();
+        isolation::pin_trees(&pids, Role::Broker)?;
         let warmed = runner::warm_if_cold(
             local,
             bench.broker.warmup_s(),

@@ -28,12 +28,14 @@ use crate::workloads;
 mod compare;
 mod lines;
 mod list;
+mod noise;
 mod regress;
 mod run;
 mod sweep;
 
 use compare::compare;
 use list::list;
+use noise::noise;
 use regress::regress;
 use run::{batch, chaos, run};
 use sweep::sweep;
@@ -57,6 +59,7 @@ pub fn execute(cli: Cli) -> Result<i32> {
         Command::Sweep(args) => sweep(&load(&cli.config)?, args),
         Command::Compare(args) => compare(&load(&cli.config)?, args),
         Command::Regress(args) => regress(&load(&cli.config)?, args),
+        Command::Noise(args) => noise(&load(&cli.config)?, args),
         Command::Report(args) => report(&load(&cli.config)?, args),
         Command::Export(args) => export(&load(&cli.config)?, args),
     }

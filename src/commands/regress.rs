@@ -21,7 +21,7 @@ use super::run::check_implements;
 
 /// The fewest rounds a regression check judges from: an exact one-sided
 /// sign test reaches p <= 0.05 only from 5 rounds on (1/32 when all agree).
-const MIN_REGRESS_ROUNDS: u32 = 5;
+pub(super) const MIN_REGRESS_ROUNDS: u32 = 5;
 
 /// `suite regress`: the line at `--baseline` (entry 1 of the batch) and as
 /// it is now (entry 2), their order rotating round by round; a regression
@@ -91,8 +91,9 @@ pub(super) fn regress(suite: &crate::config::Suite, args: RegressArgs) -> Result
     Ok(verdict.exit_code())
 }
 
-/// The runs of a regression batch, baseline (entry 1) and current (entry 2).
-fn sides<'r>(
+/// The runs of a regression batch, baseline (entry 1) and current (entry 2);
+/// of an A/A batch, the line's first entry and its second.
+pub(super) fn sides<'r>(
     results: &'r BTreeMap<String, Vec<RunRecord>>,
     workload: &str,
     batch_id: &str,

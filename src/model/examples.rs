@@ -31,6 +31,7 @@ impl RunConfig {
             input_partitions: 1,
             drain_records: None,
             etl: None,
+            isolation: super::isolation::Isolation::None,
         }
     }
 }

@@ -11,6 +11,7 @@ mod examples;
 pub mod gendata;
 pub mod host;
 pub mod interval;
+pub mod isolation;
 pub mod latency_series;
 pub mod probe;
 pub mod record;

@@ -12,6 +12,7 @@ use super::client::ClientProfile;
 use super::gendata::GendataSummary;
 use super::host::HostInfo;
 use super::interval::MedianInterval;
+use super::isolation::Isolation;
 use super::latency_series::LatencySeries;
 use super::resources::{Resources, Series};
 use super::settings::{CommitIntervals, Delivery, EtlConfig, Profile};
@@ -241,6 +242,10 @@ pub struct RunConfig {
     /// An ETL run's decoder, format and sink settings (bench.yaml `etl:`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub etl: Option<EtlConfig>,
+    /// Which CPUs each role was given (bench.yaml `isolation`); records
+    /// from before the setting read as `none`.
+    #[serde(default)]
+    pub isolation: Isolation,
 }
 
 /// The deployment every product has: its `start` command as one process tree.
@@ -559,6 +564,12 @@ pub mod flag {
     /// The warm-up hit its cap before the product was steady, or the
     /// window's first and last thirds differ in CPU per record.
     pub const NOT_STEADY: &str = "not-steady";
+    /// Steal time, or processes that are none of the run's, took more CPU
+    /// than bench.yaml's tolerances allow over the window.
+    pub const NOISY_HOST: &str = "noisy-host";
+    /// The product's CPU from its cgroup and from the /proc samples
+    /// disagree beyond bench.yaml's `cpu_mismatch`.
+    pub const CPU_MISMATCH: &str = "cpu-mismatch";
 }
 
 impl RunRecord {

@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::isolation::CgroupAccount;
+
 /// How memory was read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -48,6 +50,15 @@ pub struct ResourceSummary {
 pub struct HostLoad {
     pub busy_avg_pct: f64,
     pub busy_max_pct: f64,
+    /// Time the hypervisor ran something else on this host's CPUs, % of all
+    /// of them; absent in records from before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub steal_avg_pct: Option<f64>,
+    /// CPU of the processes that are none of the run's (neither the suite's
+    /// tree, the broker's, the sink's nor the kernel's own threads), % of
+    /// one core; absent in records from before it was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub outside_avg_pct: Option<f64>,
 }
 
 /// Every process tree's resources, and the host's load, over the window.
@@ -62,6 +73,15 @@ pub struct Resources {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub sink: Option<ResourceSummary>,
     pub host: Option<HostLoad>,
+    /// The product's cgroup over the window, where the suite could make
+    /// one: its CPU is the product's `cpu_avg_pct`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub product_cgroup: Option<CgroupAccount>,
+    /// The CPUs the product's processes were allowed (each distinct
+    /// `Cpus_allowed_list` of /proc/PID/status over the window): what an
+    /// engine sized its thread pools from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub product_cpus_allowed: Vec<String>,
 }
 
 /// Per-interval series for time-series charts, over the whole run.

@@ -15,6 +15,7 @@ use anyhow::{Context, Result};
 use super::{expand, Installation, LaunchSettings};
 use crate::config::{Deployment, Product, EMBEDDED};
 use crate::interrupt::Interrupt;
+use crate::isolation::{self, cgroup::ProductCgroup, Role};
 use crate::process::Supervised;
 use crate::remote::launch::{quote, start_script, GROUP_MARKER};
 use crate::remote::RemoteHost;
@@ -49,6 +50,12 @@ impl Launch {
                     .args(&self.argv[1..])
                     .current_dir(&self.dir)
                     .envs(&self.environment);
+                isolation::place(&mut command, Role::Product);
+                if let Some(cgroup) = plan.cgroup {
+                    cgroup
+                        .join_on_spawn(&mut command)
+                        .with_context(|| format!("{name}: joining its cgroup"))?;
+                }
                 let process = Supervised::spawn(name, command, log_dir, log_role, marker)?;
                 (process, None)
             }
@@ -161,6 +168,9 @@ pub struct StartPlan<'a> {
     pub interrupt: &'a Interrupt,
     /// The hosts the processes are placed on in turn; this one when empty.
     pub hosts: &'a [Arc<RemoteHost>],
+    /// The cgroup every process started here joins, for the kernel's
+    /// account of the product's CPU.
+    pub cgroup: Option<&'a ProductCgroup>,
 }
 
 impl StartPlan<'_> {

@@ -80,8 +80,10 @@ impl<'a> LineRuns<'a> {
 /// Flags that keep a run from heading a table: its figures are shown and
 /// marked ⚑, but never set the best of a coloured column, and the summary
 /// never names it. A flag of that kind is one more name here.
-pub(super) const NEVER_LEADS: [&str; 6] = [
+pub(super) const NEVER_LEADS: [&str; 8] = [
     flag::GENERATOR_BEHIND,
+    flag::NOISY_HOST,
+    flag::CPU_MISMATCH,
     flag::PROBE_BEHIND,
     flag::HOST_SATURATED,
     flag::VERIFICATION_FAILED,

@@ -11,7 +11,7 @@ use super::table::grouped;
 use crate::config::{ClientProfile, CommitIntervals, EtlConfig, Profile, Suite, Workload};
 use crate::model::broker::BrokerShape;
 use crate::model::host::HostInfo;
-use crate::results::{RunConfig, RunRecord};
+use crate::results::{Isolation, RunConfig, RunRecord};
 
 /// The settings of a run that decide what it measured: two runs whose
 /// settings differ are never compared. Built from [`RunConfig`], one field
@@ -40,6 +40,8 @@ pub(super) struct PointSettings {
     /// Keys of the product's own settings the runs had otherwise, as JSON
     /// (empty for none).
     pub(super) product_settings: String,
+    /// Which CPUs each role had.
+    pub(super) isolation: Isolation,
 }
 
 impl PointSettings {
@@ -58,6 +60,7 @@ impl PointSettings {
             etl: config.etl.clone(),
             profile: config.profile,
             product_settings: product_settings_text(&config.product_settings),
+            isolation: config.isolation.clone(),
         }
     }
 
@@ -85,6 +88,10 @@ impl PointSettings {
                 .map(|_| suite.bench.etl.clone()),
             profile: Profile::Uniform,
             product_settings: String::new(),
+            // The point pages lead with: bench.yaml's layout on this host.
+            isolation: crate::isolation::CpuSet::of_the_suite()
+                .and_then(|cpus| crate::isolation::resolve(&suite.bench.isolation, &cpus))
+                .unwrap_or_default(),
         }
     }
 
@@ -108,7 +115,14 @@ impl PointSettings {
         } else {
             format!(" · on {}", self.hosts.join(", "))
         };
-        format!("{rate} · {} s window{deployment}{hosts}", self.window_s)
+        let isolation = match &self.isolation {
+            Isolation::None => String::new(),
+            pinned => format!(" · pinned: {}", pinned.label()),
+        };
+        format!(
+            "{rate} · {} s window{deployment}{hosts}{isolation}",
+            self.window_s
+        )
     }
 
     /// Whether every run here is fed beyond its capacity by design (a

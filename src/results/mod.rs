@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+pub use crate::model::isolation::{CgroupAccount, CpuLayout, Isolation};
 pub use crate::model::latency_series::LatencySeries;
 pub use crate::model::record::*;
 pub use crate::model::resources::{HostLoad, ResourceSummary, Resources, Series};

@@ -18,6 +18,7 @@ use crate::interrupt::Interrupt;
 use crate::probe::READY_LINE as PROBE_READY;
 
 use super::pipeline::spawn_helper;
+use crate::isolation::Role;
 
 /// A local broker up for less than this, with no warm-up noted, is cold.
 const COLD_UPTIME_S: f64 = 120.0;
@@ -104,6 +105,7 @@ fn apply_load(
     let end_us = start_us + seconds as i64 * 1_000_000;
     let mut probe = spawn_helper(
         "probe",
+        Role::Probe,
         &[
             "probe",
             "--bootstrap",
@@ -139,7 +141,7 @@ fn apply_load(
         avro_events: None,
         partitions: 1,
     };
-    let mut gendata = spawn_helper("gendata", &plan.command_args(), log_dir, "")?;
+    let mut gendata = spawn_helper("gendata", Role::Gendata, &plan.command_args(), log_dir, "")?;
     let bound = Duration::from_secs(seconds + 60);
     gendata.wait_exit(bound, interrupt)?;
     probe.wait_exit(bound, interrupt)?;

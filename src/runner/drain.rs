@@ -22,6 +22,7 @@ use crate::broker::admin::OffsetReader;
 use crate::clock::now_us;
 use crate::gendata::{GendataPlan, GendataSummary};
 use crate::interrupt::Interrupted;
+use crate::isolation::Role;
 use crate::products::{Deployed, LaunchSettings};
 use crate::workloads::TopicOutput;
 
@@ -50,6 +51,8 @@ pub(super) struct Drained {
     ready_us: i64,
     /// (read time, committed offset) of every poll.
     progress: Vec<(i64, i64)>,
+    /// (read time, output high watermark) of the same polls.
+    output_progress: Vec<(i64, i64)>,
     rows: Vec<Sample>,
     ticks_per_s: f64,
     bound_s: f64,
@@ -107,7 +110,13 @@ impl RunKind for DrainRun {
             avro_events: None,
             partitions: run.workload.input.partitions as u32,
         };
-        let mut gendata = spawn_helper("gendata", &plan.command_args(), run.log_dir, "")?;
+        let mut gendata = spawn_helper(
+            "gendata",
+            Role::Gendata,
+            &plan.command_args(),
+            run.log_dir,
+            "",
+        )?;
         gendata.wait_exit(prefill_bound + Duration::from_secs(60), run.interrupt())?;
         let prefill: GendataSummary = crate::handoff::read(&gendata_file)?;
         let written = offsets.high_watermark(&run.names.input)?;
@@ -137,11 +146,12 @@ impl RunKind for DrainRun {
         let (_, mut monitor) = run.monitor(offsets, product, Helpers::default(), ready_us);
         let bound = drain_bound(run.ctx.bench.run.settle_s, self.records);
         let started = Instant::now();
-        let mut polls = Vec::new();
+        let (mut polls, mut output_polls) = (Vec::new(), Vec::new());
         loop {
             let at_us = now_us();
             let committed = offsets.committed(&run.names.input)?;
             polls.push((at_us, committed));
+            output_polls.push((now_us(), offsets.high_watermark(&run.names.output)?));
             if committed >= self.records as i64 || started.elapsed() >= bound {
                 break;
             }
@@ -161,6 +171,7 @@ impl RunKind for DrainRun {
                 .ok_or_else(|| anyhow!("the drain measured before its pre-fill"))?,
             ready_us,
             progress: polls,
+            output_progress: output_polls,
             ticks_per_s: monitor.ticks_per_s(),
             rows: std::mem::take(&mut monitor.rows),
             bound_s: bound.as_secs_f64(),
@@ -194,6 +205,7 @@ impl RunKind for DrainRun {
             records: self.records,
             ready_us: m.ready_us,
             progress: &m.progress,
+            output_progress: &m.output_progress,
             samples: &m.rows,
             ticks_per_s: m.ticks_per_s,
             config: run.config,

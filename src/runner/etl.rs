@@ -29,6 +29,7 @@ use crate::config::{EtlConfig, EtlDecoder, SinkConfig};
 use crate::gendata::schedule::Schedule;
 use crate::gendata::{GendataPlan, GendataSummary};
 use crate::interrupt::Interrupted;
+use crate::isolation::Role;
 use crate::products::{Deployed, EtlLaunch, LaunchSettings};
 use crate::results::{Variant, VerificationVerdict};
 use crate::workloads::Checked;
@@ -182,7 +183,13 @@ impl RunKind for EtlRun {
             // by the client's partitioner: the table is checked, not offsets.
             partitions: 1,
         };
-        let mut gendata = spawn_helper("gendata", &plan.command_args(), run.log_dir, "")?;
+        let mut gendata = spawn_helper(
+            "gendata",
+            Role::Gendata,
+            &plan.command_args(),
+            run.log_dir,
+            "",
+        )?;
         let helpers = Helpers {
             gendata: Some(gendata.pgid() as i32),
             probe: None,

@@ -23,6 +23,7 @@ mod verify;
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
@@ -35,6 +36,7 @@ use crate::clickhouse::SinkSession;
 use crate::config::{Bench, ChaosPlan, LineRef, Workload};
 use crate::gendata::GendataSummary;
 use crate::interrupt::{Interrupt, Interrupted};
+use crate::isolation::cgroup::ProductCgroup;
 use crate::model::host::HostInfo;
 use crate::products::Installation;
 use crate::remote::Placements;
@@ -146,6 +148,7 @@ pub fn run_once(
         ..empty_record(ctx, line, installation, workload, config, &run_id)
     };
     let names = RunNames::for_run(&run_id);
+    let (cgroup, no_cgroup) = product_cgroup(config, &run_id);
     let mut run = Run {
         ctx,
         line,
@@ -155,6 +158,7 @@ pub fn run_once(
         names: &names,
         log_dir: &log_dir,
         progress: Progress::new(&line.line.name, &workload.name, config),
+        cgroup,
     };
     let outcome = match config.drain_records {
         Some(records) => {
@@ -170,8 +174,15 @@ pub fn run_once(
     if let Err(err) = admin::delete_run_topics(&ctx.broker.bootstrap, &names.group) {
         eprintln!("warning: {err:#}");
     }
+    // The cgroup goes once the product has stopped.
+    drop(run);
     match outcome {
-        Ok(judged) => judged.fill(&mut record),
+        Ok(judged) => {
+            judged.fill(&mut record);
+            if let Some(why) = no_cgroup {
+                record.not_applicable.insert("cgroup_cpu".into(), why);
+            }
+        }
         Err(err) if err.is::<Interrupted>() => return Err(err),
         Err(err) => {
             record.status = Status::Failed;
@@ -179,6 +190,25 @@ pub fn run_once(
         }
     }
     Ok(record)
+}
+
+/// The product's cgroup for run `run_id`, or why it has none: the CPU of
+/// a product on other hosts is read there, from /proc.
+fn product_cgroup(
+    config: &RunConfig,
+    run_id: &str,
+) -> (Option<Arc<ProductCgroup>>, Option<String>) {
+    if !config.hosts.is_empty() {
+        let why = "the product ran on other hosts, where the suite makes no cgroup; its CPU is the /proc samples'";
+        return (None, Some(why.into()));
+    }
+    match ProductCgroup::create(run_id) {
+        Ok(cgroup) => (Some(Arc::new(cgroup)), None),
+        Err(why) => (
+            None,
+            Some(format!("{why}; the product's CPU is the /proc samples'")),
+        ),
+    }
 }
 
 /// The record of a run that has not started: who ran what, how, where.

@@ -5,9 +5,12 @@
 
 use anyhow::Result;
 
+use std::sync::Arc;
+
 use crate::analysis::window::{OffsetRead, Sample};
 use crate::broker::admin::OffsetReader;
 use crate::clock::now_us;
+use crate::isolation::{self, cgroup::ProductCgroup};
 use crate::products::ProductRoots;
 use crate::sampler;
 
@@ -22,6 +25,9 @@ pub struct Watched {
     /// The local broker's nodes, sampled as one; empty for an external one.
     pub broker: Vec<i32>,
     pub helpers: Helpers,
+    /// The product's cgroup, read with every sample; None where the suite
+    /// could make none (or the product runs on other hosts).
+    pub cgroup: Option<Arc<ProductCgroup>>,
 }
 
 /// The processes a run kind starts beside the product, each None when it
@@ -128,6 +134,7 @@ impl<'a> Monitor<'a> {
         let procs_at_us = now_us();
         let all = sampler::all_processes();
         let host = sampler::read_host_ticks();
+        let product_cgroup = self.watched.cgroup.as_ref().and_then(|c| c.read());
         let committed_at_us = now_us();
         let committed = self.offsets.committed(&names.input)?;
         let high_at_us = now_us();
@@ -149,6 +156,20 @@ impl<'a> Monitor<'a> {
         let gendata = helper(self.watched.helpers.gendata);
         let probe = helper(self.watched.helpers.probe);
         let sink = self.watched.helpers.sink.map(tree);
+        // Everything else on the host: not the suite's tree (the product,
+        // gendata and the probe are its children), the broker's or the sink's.
+        let ours: Vec<i32> = std::iter::once(std::process::id() as i32)
+            .chain(self.watched.broker.iter().copied())
+            .chain(self.watched.helpers.sink)
+            .collect();
+        let outside = sampler::outside_ticks(&ours, &all);
+        let mut product_cpus: Vec<String> =
+            sampler::trees_members(&self.watched.product.local, &all)
+                .into_iter()
+                .filter_map(isolation::allowed_cpus_of)
+                .collect();
+        product_cpus.sort();
+        product_cpus.dedup();
         // The extra topics are summed only at the window's bounds and belong
         // to no instant of the sample; their read is not timed with it.
         let extra_high = if with_extra {
@@ -174,6 +195,9 @@ impl<'a> Monitor<'a> {
             probe,
             sink,
             host,
+            outside,
+            product_cgroup,
+            product_cpus,
         });
         Ok(())
     }

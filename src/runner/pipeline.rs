@@ -11,7 +11,7 @@ use std::process::Command;
 use std::sync::Arc;
 use std::time::Duration;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, Result};
 
 use super::monitor::{Grid, Helpers, Monitor, Watched};
 use super::progress::Progress;
@@ -20,6 +20,7 @@ use crate::analysis::judge::Verified;
 use crate::broker::admin::{self, OffsetReader, TopicRequest};
 use crate::config::{LineRef, Workload};
 use crate::interrupt::Interrupt;
+use crate::isolation::{self, cgroup::ProductCgroup, Role};
 use crate::process::Supervised;
 use crate::products::{self, Deployed, Installation, LaunchSettings, StartPlan};
 use crate::results::RunConfig;
@@ -35,6 +36,8 @@ pub(super) struct Run<'r> {
     pub names: &'r RunNames,
     pub log_dir: &'r Path,
     pub progress: Progress,
+    /// The product's cgroup, where the suite could make one.
+    pub cgroup: Option<Arc<ProductCgroup>>,
 }
 
 impl<'r> Run<'r> {
@@ -70,6 +73,7 @@ impl<'r> Run<'r> {
                 .map(|pid| pid as i32)
                 .collect(),
             helpers,
+            cgroup: self.cgroup.clone(),
         };
         (grid, Monitor::new(offsets, self.names, watched, grid))
     }
@@ -87,6 +91,7 @@ impl<'r> Run<'r> {
             ready_timeout: Duration::from_secs(self.ctx.bench.run.ready_timeout_s),
             interrupt: self.ctx.interrupt,
             hosts: self.ctx.placements.of(&self.line.product.name),
+            cgroup: self.cgroup.as_deref(),
         }
     }
 
@@ -294,16 +299,23 @@ pub(super) fn verify_output(
     })
 }
 
+/// The suite's own binary, as the kernel keeps it for this process.
+const OWN_EXE: &str = "/proc/self/exe";
+
 /// Starts one of the suite's own helper processes (`suite probe`, `suite gendata`).
 pub(super) fn spawn_helper<S: AsRef<std::ffi::OsStr>>(
     name: &str,
+    role: Role,
     args: &[S],
     log_dir: &Path,
     ready: &str,
 ) -> Result<Supervised> {
-    let suite = std::env::current_exe().context("finding the suite's own executable")?;
-    let mut command = Command::new(suite);
+    // The running binary itself, whatever has happened to its file since
+    // (a rebuild mid-batch replaces it): the child's exec of its own
+    // /proc/self/exe opens the inode this process runs.
+    let mut command = Command::new(OWN_EXE);
     command.args(args);
+    isolation::place(&mut command, role);
     Supervised::spawn(name, command, log_dir, name, ready)
 }
 
@@ -475,6 +487,7 @@ mod tests {
             names: &names,
             log_dir: dir.path(),
             progress: Progress::new("stand-in", "stateless", &config),
+            cgroup: None,
         };
         let mut recorder = Recorder {
             calls: Vec::new(),

@@ -19,6 +19,7 @@ use crate::broker::admin::OffsetReader;
 use crate::clock::now_us;
 use crate::gendata::schedule::Schedule;
 use crate::gendata::{GendataPlan, GendataSummary};
+use crate::isolation::Role;
 use crate::probe::{ProbeSummary, READY_LINE as PROBE_READY};
 use crate::process::Supervised;
 use crate::products::{Deployed, LaunchSettings};
@@ -147,7 +148,7 @@ impl TopicRun {
         .map(str::to_string)
         .to_vec();
         probe_args.extend(window_args);
-        let mut probe = spawn_helper("probe", &probe_args, run.log_dir, PROBE_READY)?;
+        let mut probe = spawn_helper("probe", Role::Probe, &probe_args, run.log_dir, PROBE_READY)?;
         probe.wait_ready(Duration::from_secs(30), run.interrupt())?;
         if now_us() > plan.start_us - 100_000 {
             // The probe took the lead time: the schedule would start in the past.
@@ -169,7 +170,13 @@ impl TopicRun {
             avro_events: None,
             partitions: run.workload.input.partitions as u32,
         };
-        let gendata = spawn_helper("gendata", &gendata_plan.command_args(), run.log_dir, "")?;
+        let gendata = spawn_helper(
+            "gendata",
+            Role::Gendata,
+            &gendata_plan.command_args(),
+            run.log_dir,
+            "",
+        )?;
         Ok((gendata, probe))
     }
 

@@ -77,9 +77,19 @@ pub fn parse_rollup(text: &[u8]) -> Option<Rollup> {
     })
 }
 
-/// Busy and total ticks from the first line of /proc/stat (idle and iowait
+/// The host's CPU ticks since boot, summed over its CPUs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HostTicks {
+    /// Every tick but idle and iowait.
+    pub busy: u64,
+    pub total: u64,
+    /// Ticks the hypervisor gave to another guest (in `busy` too).
+    pub steal: u64,
+}
+
+/// The host's ticks from the first line of /proc/stat (idle and iowait
 /// count as not busy).
-pub fn parse_host_ticks(text: impl BufRead) -> Option<(u64, u64)> {
+pub fn parse_host_ticks(text: impl BufRead) -> Option<HostTicks> {
     let first = text.lines().next()?.ok()?;
     let mut fields = first.split_whitespace();
     if fields.next()? != "cpu" {
@@ -92,7 +102,11 @@ pub fn parse_host_ticks(text: impl BufRead) -> Option<(u64, u64)> {
     // user nice system idle iowait irq softirq steal (guest time is in user)
     let total: u64 = values.iter().take(8).sum();
     let idle = values[3] + values.get(4).copied().unwrap_or(0);
-    Some((total - idle, total))
+    Some(HostTicks {
+        busy: total - idle,
+        total,
+        steal: values.get(7).copied().unwrap_or(0),
+    })
 }
 
 /// Every process on the host, read from /proc.
@@ -215,6 +229,19 @@ pub fn read_trees(roots: &[i32], all: &[ProcEntry], page_size: u64) -> TreeReadi
     })
 }
 
+/// The ticks of every process of `all` outside the trees of `roots` and
+/// the kernel's own threads (kthreadd's tree): what else ran on the host.
+pub fn outside_ticks(roots: &[i32], all: &[ProcEntry]) -> TickMap {
+    /// The kernel's thread starter: its children work for every process.
+    const KTHREADD: i32 = 2;
+    let mut inside = trees_members(roots, all);
+    inside.extend(tree_members(KTHREADD, all));
+    all.iter()
+        .filter(|p| !inside.contains(&p.pid))
+        .map(|p| ((0, p.pid, p.starttime), p.cpu_ticks))
+        .collect()
+}
+
 /// The pids of the trees of `roots` among `all`.
 pub fn trees_members(roots: &[i32], all: &[ProcEntry]) -> BTreeSet<i32> {
     roots
@@ -264,8 +291,8 @@ pub fn read_members(
     }
 }
 
-/// The host's busy and total ticks now.
-pub fn read_host_ticks() -> Option<(u64, u64)> {
+/// The host's ticks now.
+pub fn read_host_ticks() -> Option<HostTicks> {
     let file = std::fs::File::open("/proc/stat").ok()?;
     parse_host_ticks(std::io::BufReader::new(file))
 }
@@ -344,10 +371,13 @@ mod tests {
 
     #[test]
     fn host_ticks_leave_out_idle_and_iowait() {
-        let (busy, total) =
+        let HostTicks { busy, total, steal } =
             parse_host_ticks(&include_bytes!("fixtures/proc-stat.txt")[..]).unwrap();
         assert_eq!(total, 116952 + 2644 + 9762 + 195360 + 1320 + 1424 + 409);
         assert_eq!(busy, total - 195360 - 1320);
+        assert_eq!(steal, 409);
+        let stolen = parse_host_ticks(&b"cpu  10 0 10 70 0 0 0 10 0 0\n"[..]).unwrap();
+        assert_eq!((stolen.busy, stolen.total, stolen.steal), (30, 100, 10));
         assert!(parse_host_ticks(&b"intr 1 2 3\n"[..]).is_none());
     }
 
@@ -365,6 +395,23 @@ mod tests {
         let members: Vec<i32> = tree_members(100, &all).into_iter().collect();
         assert_eq!(members, vec![100, 101, 102, 103, 104]);
         assert!(tree_members(999, &all).is_empty());
+    }
+
+    #[test]
+    fn outside_ticks_leave_out_the_runs_trees_and_the_kernels_threads() {
+        let all = vec![
+            entry(1, 0, 1, 7),
+            entry(2, 0, 0, 1),     // kthreadd
+            entry(3, 2, 0, 50),    // ksoftirqd
+            entry(100, 1, 100, 5), // the suite
+            entry(101, 100, 101, 5),
+            entry(300, 1, 300, 9), // a broker left by an earlier suite
+            entry(400, 1, 400, 40),
+        ];
+        let outside = outside_ticks(&[100, 300], &all);
+        let pids: Vec<i32> = outside.keys().map(|k| k.1).collect();
+        assert_eq!(pids, vec![1, 400]);
+        assert_eq!(outside.values().sum::<u64>(), 47);
     }
 
     #[test]

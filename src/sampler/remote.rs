@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use procfs::process::Stat;
 use procfs::FromRead;
 
-use super::{parse_host_ticks, parse_rollup, ProcEntry, Rollup};
+use super::{parse_host_ticks, parse_rollup, HostTicks, ProcEntry, Rollup};
 
 /// Prints every process's /proc/PID/stat, then the host's CPU line.
 pub const STAT_SCRIPT: &str =
@@ -54,7 +54,7 @@ fn next_header(text: &str) -> Option<usize> {
 /// The processes (zombies left out) and the host's busy and total ticks
 /// of a [`STAT_SCRIPT`] dump; a line that does not parse (a process that
 /// left mid-read) is skipped.
-pub fn parse_stat_dump(text: &str) -> (Vec<ProcEntry>, Option<(u64, u64)>) {
+pub fn parse_stat_dump(text: &str) -> (Vec<ProcEntry>, Option<HostTicks>) {
     let mut processes = Vec::new();
     let mut host = None;
     for (name, body) in sections(text) {
@@ -109,7 +109,7 @@ mod tests {
             (worker.ppid, worker.pgrp, worker.rss_pages),
             (3220, 3223, 421)
         );
-        let (busy, total) = host.unwrap();
+        let HostTicks { busy, total, .. } = host.unwrap();
         assert_eq!(total, 2266 + 1792 + 90097 + 362 + 125 + 354);
         assert_eq!(busy, total - 90097 - 362);
     }

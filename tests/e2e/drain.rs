@@ -27,6 +27,10 @@ pub fn trials() -> Vec<Trial> {
             drain_run_reports_read_capacity_and_verifies_the_whole_input,
         ),
         trial(
+            "a_million_record_drain_quotes_its_capacity_at_the_default_commit_cadence",
+            a_million_record_drain_quotes_its_capacity_at_the_default_commit_cadence,
+        ),
+        trial(
             "drain_run_refuses_a_rate_and_an_empty_drain",
             drain_run_refuses_a_rate_and_an_empty_drain,
         ),
@@ -119,6 +123,34 @@ fn drain_run_reports_read_capacity_and_verifies_the_whole_input() -> Result<(), 
         "the summary shows the capacity",
         &out,
     )
+}
+
+/// rustpipe drains a million records in two or three seconds, two or three
+/// of its 1 s commits: the output's progress times it.
+fn a_million_record_drain_quotes_its_capacity_at_the_default_commit_cadence() -> Result<(), String>
+{
+    let results = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let out = output(
+        suite()
+            .args(["run", "rustpipe", "stateless", "--drain", "1000000"])
+            .arg("--results")
+            .arg(results.path()),
+    )?;
+    ensure(out.status.success(), "the drain run must succeed", &out)?;
+    let records = records(results.path(), "stateless")?;
+    let r = records.first().ok_or("no record")?;
+    ensure(
+        r.config.commit_interval_ms == 1000,
+        "the default cadence",
+        &out,
+    )?;
+    let capacity = metric(r, "drain_capacity_per_s")?;
+    ensure(
+        capacity > 10_000.0,
+        &format!("a capacity is quoted: {capacity} records/s"),
+        &out,
+    )?;
+    did_the_same_work(r, &out)
 }
 
 fn drain_run_refuses_a_rate_and_an_empty_drain() -> Result<(), String> {

@@ -11,6 +11,7 @@ mod deployments;
 mod drain;
 mod etl;
 mod interrupted;
+mod isolation;
 mod partitions;
 mod products;
 mod releases;
@@ -47,6 +48,7 @@ fn main() {
     trials.extend(remote::trials());
     trials.extend(products::trials());
     trials.extend(drain::trials());
+    trials.extend(isolation::trials());
     trials.extend(etl::trials());
     trials.extend(workloads::trials());
     let needs_broker = !args.list;

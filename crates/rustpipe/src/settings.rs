@@ -155,6 +155,12 @@ pub struct PipelineOptions {
     /// fed beyond it. 0 in every published configuration.
     #[serde(default)]
     pub work_us_per_record: u64,
+    /// More CPU burned per input record, in nanoseconds, on top of
+    /// `work_us_per_record`: a known extra cost fine enough to be a few per
+    /// cent of rustpipe's own, to show the smallest regression the release
+    /// gate catches. 0 in every published configuration.
+    #[serde(default)]
+    pub work_ns_per_record: u64,
     /// Faults put in on purpose, to check that verification catches them;
     /// 0 = off, and never set in a published configuration. Kept records
     /// whose sequence number is a multiple of `drop_every` are not written.
@@ -183,11 +189,16 @@ impl PipelineOptions {
     /// The work and fault knobs act in the stateless job's stage only: set
     /// for another workload, they would silently do nothing.
     fn check(&self, workload: Workload) -> Result<()> {
-        let knobs = [self.work_us_per_record, self.drop_every, self.corrupt_every];
+        let knobs = [
+            self.work_us_per_record,
+            self.work_ns_per_record,
+            self.drop_every,
+            self.corrupt_every,
+        ];
         if workload != Workload::Stateless && knobs.iter().any(|&knob| knob > 0) {
             bail!(
-                "rustpipe: work_us_per_record, drop_every and corrupt_every act on the \
-                 stateless workload only, not `{}`",
+                "rustpipe: work_us_per_record, work_ns_per_record, drop_every and corrupt_every \
+                 act on the stateless workload only, not `{}`",
                 workload.as_str()
             );
         }

@@ -140,6 +140,8 @@ pub struct Derived {
 /// The stage: one per worker, holding the columns it reuses.
 pub struct Stage {
     options: PipelineOptions,
+    /// CPU to burn per record, ns: the two work options summed.
+    work_ns: u64,
     schema: SchemaRef,
     columns: Columns,
     /// Handles on the column buffers while Arrow holds them.
@@ -160,6 +162,10 @@ impl Stage {
             Field::new("sla_ms", DataType::UInt32, false),
         ]));
         Stage {
+            work_ns: options
+                .work_us_per_record
+                .saturating_mul(1000)
+                .saturating_add(options.work_ns_per_record),
             options,
             schema,
             columns: Columns::default(),
@@ -198,7 +204,7 @@ impl Stage {
     fn decode(&mut self, input: &InputChunk) -> Result<()> {
         self.columns.clear();
         for (index, record) in input.records().enumerate() {
-            burn_cpu(self.options.work_us_per_record);
+            burn_cpu(self.work_ns);
             let Some(payload) = record.payload else {
                 continue;
             };
@@ -377,12 +383,13 @@ fn is_nth(seq: u64, n: u64) -> bool {
     n > 0 && seq.is_multiple_of(n)
 }
 
-/// Keeps the CPU busy for `us` microseconds (the `work_us_per_record` option).
-fn burn_cpu(us: u64) {
-    if us == 0 {
+/// Keeps the CPU busy for `ns` nanoseconds (the `work_us_per_record` and
+/// `work_ns_per_record` options together).
+fn burn_cpu(ns: u64) {
+    if ns == 0 {
         return;
     }
-    let until = Instant::now() + Duration::from_micros(us);
+    let until = Instant::now() + Duration::from_nanos(ns);
     while Instant::now() < until {
         std::hint::spin_loop();
     }

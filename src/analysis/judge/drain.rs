@@ -23,6 +23,8 @@ pub struct DrainInputs<'a> {
     /// (read time, committed offset) of every poll of the product's
     /// committed input offset, from its readiness on.
     pub progress: &'a [(i64, i64)],
+    /// (read time, output high watermark) of the same polls.
+    pub output_progress: &'a [(i64, i64)],
     /// Samples from the product's readiness to the drain's end.
     pub samples: &'a [Sample],
     pub ticks_per_s: f64,
@@ -144,6 +146,41 @@ pub fn drain_capacity(
     Ok(per_s)
 }
 
+/// Polls of the output that must see it grow for its progress to time a
+/// drain: at 20 ms apart, a tenth of a second of output.
+pub const MIN_OUTPUT_MOVES: usize = 5;
+
+/// Drain capacity from the output's progress, records/s: the output grows
+/// with the input the product has read (a workload whose every record owes
+/// its output at once), so the input covered from the first poll that saw
+/// output to the first that saw all of it, over the seconds between the
+/// two. Polled every few milliseconds, it times a drain shorter than a few
+/// commits; the records before the first output are left out, as their time
+/// holds the start-up.
+pub fn output_capacity(output_progress: &[(i64, i64)], records: u64) -> Result<f64, String> {
+    let total = output_progress.iter().map(|&(_, o)| o).max().unwrap_or(0);
+    let Some(first) = output_progress.iter().position(|&(_, o)| o > 0) else {
+        return Err("the product wrote no output while it drained".into());
+    };
+    let (first_us, first_out) = output_progress[first];
+    let Some(end) = output_progress.iter().position(|&(_, o)| o >= total) else {
+        return Err("the output was never read at its end".into());
+    };
+    let end_us = output_progress[end].0;
+    let moves = output_progress[first..=end.max(first)]
+        .windows(2)
+        .filter(|pair| pair[1].1 > pair[0].1)
+        .count();
+    if moves < MIN_OUTPUT_MOVES || end_us <= first_us {
+        return Err(format!(
+            "the output grew at {moves} poll(s) after its first, too few to time the drain \
+             (at least {MIN_OUTPUT_MOVES})"
+        ));
+    }
+    let covered = records as f64 * (total - first_out) as f64 / total as f64;
+    Ok(covered / ((end_us - first_us) as f64 / 1e6))
+}
+
 /// Judges one drain run. A drain has no schedule and no window: the regime
 /// is draining by design, no latency is quoted and gendata (which finished
 /// before the product started) cannot have fallen behind.
@@ -190,12 +227,26 @@ fn put_drain_figures(
     m: &DrainInputs<'_>,
     span: Option<&DrainSpan>,
 ) -> Result<f64, String> {
-    let capacity = match span {
+    let by_commits = match span {
         Some(span) => drain_capacity(span, m.records, m.ready_us, m.config.commit_interval_ms),
         None => Err(format!(
             "the product committed nothing within the drain bound of {:.0} s",
             m.bound_s
         )),
+    };
+    // A workload whose output keeps pace with its input is timed by the
+    // output, polled every few milliseconds, whatever the commit cadence;
+    // windowed output comes in panes and is timed by the commits.
+    let capacity = if m.workload.needs_schedule() {
+        by_commits
+    } else {
+        match (output_capacity(m.output_progress, m.records), by_commits) {
+            (Ok(per_s), _) => Ok(per_s),
+            (Err(_), Ok(per_s)) => Ok(per_s),
+            (Err(by_output), Err(by_commits)) => {
+                Err(format!("{by_commits}; by the output: {by_output}"))
+            }
+        }
     };
     match &capacity {
         Ok(per_s) => j.put("drain_capacity_per_s", *per_s, RATE, Better::Higher),

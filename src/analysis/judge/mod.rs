@@ -29,7 +29,8 @@ use crate::sampler::TreeReading;
 use crate::workloads::Checked;
 
 pub use drain::{
-    drain_capacity, drain_span, judge_drain, DrainInputs, DrainSpan, MIN_DRAIN_COMMITS,
+    drain_capacity, drain_span, judge_drain, output_capacity, DrainInputs, DrainSpan,
+    MIN_DRAIN_COMMITS,
 };
 pub use etl::{judge_etl, EtlInputs};
 pub use topic::{judge, JudgeInputs};
@@ -145,24 +146,57 @@ pub(super) fn resources(window: &[Sample], ticks_per_s: f64, helpers: Helpers) -
             None
         }
     };
+    let mut product = window::summarize(window, ticks_per_s, |r| Some(&r.product));
+    // The kernel's account, where there is one, is the product's CPU: it
+    // misses nothing between samples.
+    let product_cgroup = product.as_mut().and_then(|p| {
+        let account = window::cgroup_account(window, p.cpu_avg_pct)?;
+        p.cpu_avg_pct = account.cpu_avg_pct;
+        Some(account)
+    });
+    let mut product_cpus_allowed: Vec<String> = window
+        .iter()
+        .flat_map(|s| s.product_cpus.iter().cloned())
+        .collect();
+    product_cpus_allowed.sort();
+    product_cpus_allowed.dedup();
     Resources {
-        product: window::summarize(window, ticks_per_s, |r| Some(&r.product)),
+        product,
         broker: window::summarize(window, ticks_per_s, |r| r.broker.as_ref()),
         gendata: summarize(helpers.gendata, |r| Some(&r.gendata)),
         probe: summarize(helpers.probe, |r| Some(&r.probe)),
         sink: summarize(helpers.sink, |r| r.sink.as_ref()),
-        host: window::host_load(window),
+        host: window::host_load(window, ticks_per_s),
+        product_cgroup,
+        product_cpus_allowed,
     }
 }
 
-/// `host-saturated` when the host was busier than bench.yaml allows.
+/// `host-saturated` when the host was busier than bench.yaml allows,
+/// `noisy-host` when steal or processes that are none of the run's took
+/// more than it allows, and `cpu-mismatch` when the product's cgroup and
+/// its /proc samples disagree on its CPU.
 pub(super) fn flag_host(j: &mut Judgement, resources: &Resources, tolerances: &Tolerances) {
-    if resources
-        .host
-        .as_ref()
-        .is_some_and(|h| h.busy_avg_pct > tolerances.host_busy_pct)
-    {
+    let host = resources.host.as_ref();
+    if host.is_some_and(|h| h.busy_avg_pct > tolerances.host_busy_pct) {
         j.flags.push(flag::HOST_SATURATED);
+    }
+    let beyond = |share: Option<f64>, bound: f64| share.is_some_and(|s| s > bound);
+    if host.is_some_and(|h| {
+        beyond(h.steal_avg_pct, tolerances.steal_pct)
+            || beyond(h.outside_avg_pct, tolerances.outside_pct)
+    }) {
+        j.flags.push(flag::NOISY_HOST);
+    }
+    match &resources.product_cgroup {
+        Some(account) if account.disagreement() > tolerances.cpu_mismatch => {
+            j.flags.push(flag::CPU_MISMATCH)
+        }
+        Some(_) => {}
+        None => j.not_applies(
+            "cgroup_cpu",
+            "the product's cgroup was not read at both ends of the window; its CPU is the /proc samples'",
+        ),
     }
 }
 

@@ -343,7 +343,7 @@ pub struct RatioSummary {
 impl RatioSummary {
     /// The summary of `ratios` (B / A, at least one) of a figure `better`
     /// in one direction.
-    fn of_ratios(ratios: &[f64], better: Better, tie_band: f64) -> Option<RatioSummary> {
+    pub fn of_ratios(ratios: &[f64], better: Better, tie_band: f64) -> Option<RatioSummary> {
         let median = median_interval(ratios)?.median;
         Some(RatioSummary {
             n: ratios.len(),
@@ -355,7 +355,7 @@ impl RatioSummary {
 
     /// Where B stood, when the interval is clear of 1 on that side and the
     /// sign test's p is at most [`SIGNIFICANCE`]; None otherwise.
-    fn separable(&self, better: Better) -> Option<Standing> {
+    pub fn separable(&self, better: Better) -> Option<Standing> {
         let interval = self.interval?;
         if straddles_one(&interval) || self.sign.p > SIGNIFICANCE {
             return None;

@@ -3,8 +3,9 @@
 //! sample), the resources of each process tree, the host's load, and the
 //! per-interval series behind the charts.
 
-use crate::results::{HostLoad, ResourceSummary, Series};
-use crate::sampler::{self, MemoryInstrument, TreeReading};
+use crate::isolation::cgroup::CgroupReading;
+use crate::results::{CgroupAccount, HostLoad, ResourceSummary, Series};
+use crate::sampler::{self, HostTicks, MemoryInstrument, TickMap, TreeReading};
 
 use super::{mean, percentile};
 
@@ -30,8 +31,16 @@ pub struct Sample {
     pub probe: TreeReading,
     /// The local ClickHouse's tree, on an ETL run.
     pub sink: Option<TreeReading>,
-    /// The host's busy and total CPU ticks.
-    pub host: Option<(u64, u64)>,
+    /// The host's CPU ticks.
+    pub host: Option<HostTicks>,
+    /// The ticks of every process that is none of the run's, from the same
+    /// /proc snapshot.
+    pub outside: TickMap,
+    /// The product's cgroup counters, read right after that snapshot;
+    /// None where the product has no cgroup.
+    pub product_cgroup: Option<CgroupReading>,
+    /// Each distinct CPU list the product's processes were allowed.
+    pub product_cpus: Vec<String>,
 }
 
 /// One read of the product's committed offset and the input's high
@@ -210,18 +219,13 @@ const MB: f64 = 1024.0 * 1024.0;
 fn cpu_per_interval(
     rows: &[Sample],
     ticks_per_s: f64,
-    pick: &impl Fn(&Sample) -> Option<&TreeReading>,
+    pick: &impl Fn(&Sample) -> Option<&TickMap>,
 ) -> Vec<f64> {
     rows.windows(2)
         .filter_map(|pair| {
             let (before, after) = (pick(&pair[0])?, pick(&pair[1])?);
             let wall_s = (pair[1].procs_at_us - pair[0].procs_at_us) as f64 / 1e6;
-            Some(sampler::cpu_pct(
-                &before.ticks,
-                &after.ticks,
-                wall_s,
-                ticks_per_s,
-            ))
+            Some(sampler::cpu_pct(before, after, wall_s, ticks_per_s))
         })
         .collect()
 }
@@ -237,7 +241,7 @@ pub fn summarize(
     ticks_per_s: f64,
     pick: impl Fn(&Sample) -> Option<&TreeReading>,
 ) -> Option<ResourceSummary> {
-    let cpu = cpu_per_interval(rows, ticks_per_s, &pick);
+    let cpu = cpu_per_interval(rows, ticks_per_s, &|s: &Sample| pick(s).map(|r| &r.ticks));
     let readings: Vec<&TreeReading> = rows.iter().filter_map(&pick).collect();
     let memory: Vec<f64> = readings
         .iter()
@@ -273,18 +277,46 @@ pub fn summarize(
     })
 }
 
-/// The host's busy share per interval over `rows`.
-pub fn host_load(rows: &[Sample]) -> Option<HostLoad> {
-    let busy: Vec<f64> = rows
-        .windows(2)
-        .filter_map(|pair| {
-            let ((b0, t0), (b1, t1)) = (pair[0].host?, pair[1].host?);
-            (t1 > t0).then(|| (b1 - b0) as f64 / (t1 - t0) as f64 * 100.0)
-        })
-        .collect();
+/// The host's busy and stolen shares per interval over `rows`, and the
+/// CPU of the processes that are none of the run's.
+pub fn host_load(rows: &[Sample], ticks_per_s: f64) -> Option<HostLoad> {
+    let shares = |part: fn(&HostTicks) -> u64| -> Vec<f64> {
+        rows.windows(2)
+            .filter_map(|pair| {
+                let (before, after) = (pair[0].host?, pair[1].host?);
+                let total = after.total.checked_sub(before.total)?;
+                (total > 0).then(|| {
+                    part(&after).saturating_sub(part(&before)) as f64 / total as f64 * 100.0
+                })
+            })
+            .collect()
+    };
+    let busy = shares(|t| t.busy);
+    let outside = cpu_per_interval(rows, ticks_per_s, &|s: &Sample| Some(&s.outside));
     Some(HostLoad {
         busy_avg_pct: mean(&busy)?,
         busy_max_pct: max(&busy),
+        steal_avg_pct: mean(&shares(|t| t.steal)),
+        outside_avg_pct: mean(&outside),
+    })
+}
+
+/// The product's cgroup over `rows` (the window, bounds included): its CPU
+/// between the first and the last sample, beside the /proc figure
+/// `proc_cpu_avg_pct` of the same samples; None unless both bounds read it.
+pub fn cgroup_account(rows: &[Sample], proc_cpu_avg_pct: f64) -> Option<CgroupAccount> {
+    let (first, last) = (rows.first()?, rows.last()?);
+    let (before, after) = (first.product_cgroup?, last.product_cgroup?);
+    let wall_ns = (last.procs_at_us - first.procs_at_us) as f64 * 1000.0;
+    (wall_ns > 0.0).then(|| CgroupAccount {
+        hierarchy: after.hierarchy.to_string(),
+        cpu_avg_pct: after.cpu_ns.saturating_sub(before.cpu_ns) as f64 / wall_ns * 100.0,
+        proc_cpu_avg_pct,
+        mem_peak_mb: rows
+            .iter()
+            .filter_map(|r| r.product_cgroup?.mem_peak_bytes)
+            .max()
+            .map(|b| b as f64 / MB),
     })
 }
 

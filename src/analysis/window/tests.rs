@@ -37,7 +37,15 @@ pub(crate) fn row(
         gendata: reading(0, 1, MemoryInstrument::Pss),
         probe: reading(0, 1, MemoryInstrument::Pss),
         sink: None,
-        host: Some(((at_s * 100.0) as u64, (at_s * 200.0) as u64)),
+        host: Some(HostTicks {
+            busy: (at_s * 100.0) as u64,
+            total: (at_s * 200.0) as u64,
+            steal: 0,
+        }),
+        // 1 % of a core outside the run, a quiet host's.
+        outside: TickMap::from([((0, 77, 1), at_s as u64)]),
+        product_cgroup: None,
+        product_cpus: Vec::new(),
     }
 }
 
@@ -224,8 +232,59 @@ fn resources_divide_each_interval_by_its_own_read_times() {
     assert_eq!(r.uss_max_mb, Some(150.0));
     assert_eq!(r.instrument, MemoryInstrument::Pss);
     assert!(summarize(&rows, 100.0, |r| r.broker.as_ref()).is_none());
-    let host = host_load(&rows).unwrap();
+    let host = host_load(&rows, 100.0).unwrap();
     assert!((host.busy_avg_pct - 50.0).abs() < 1e-9);
+}
+
+#[test]
+fn the_hosts_steal_and_the_cpu_outside_the_run_are_averaged() {
+    let mut rows = vec![
+        row(0.0, 0, 0, 0, 1),
+        row(1.0, 0, 0, 0, 1),
+        row(2.0, 0, 0, 0, 1),
+    ];
+    for (i, r) in rows.iter_mut().enumerate() {
+        let at_s = i as u64;
+        r.host = r.host.map(|h| HostTicks {
+            steal: at_s * 10,
+            ..h
+        });
+        r.outside = TickMap::from([((0, 77, 1), at_s * 20)]);
+    }
+    let host = host_load(&rows, 100.0).unwrap();
+    // 10 of every 200 ticks stolen; 20 ticks a second outside at 100 ticks/s.
+    assert!((host.steal_avg_pct.unwrap() - 5.0).abs() < 1e-9, "{host:?}");
+    assert!(
+        (host.outside_avg_pct.unwrap() - 20.0).abs() < 1e-9,
+        "{host:?}"
+    );
+}
+
+#[test]
+fn the_cgroup_account_spans_the_windows_bounds() {
+    let reading = |cpu_ns, peak| crate::isolation::cgroup::CgroupReading {
+        hierarchy: "v1",
+        cpu_ns,
+        mem_peak_bytes: Some(peak),
+    };
+    let mut rows = vec![
+        row(0.0, 0, 0, 0, 1),
+        row(1.0, 0, 0, 0, 1),
+        row(2.0, 0, 0, 0, 1),
+    ];
+    assert_eq!(cgroup_account(&rows, 40.0), None);
+    rows[0].product_cgroup = Some(reading(1_000_000_000, 10 << 20));
+    rows[1].product_cgroup = Some(reading(1_300_000_000, 30 << 20));
+    rows[2].product_cgroup = Some(reading(1_900_000_000, 20 << 20));
+    // 0.9 s of CPU over 2 s.
+    let account = cgroup_account(&rows, 40.0).unwrap();
+    assert!((account.cpu_avg_pct - 45.0).abs() < 1e-9, "{account:?}");
+    assert_eq!(account.proc_cpu_avg_pct, 40.0);
+    assert_eq!(account.mem_peak_mb, Some(30.0));
+    assert_eq!(account.hierarchy, "v1");
+    // A bound without a reading gives no account.
+    rows[2].product_cgroup = None;
+    assert_eq!(cgroup_account(&rows, 40.0), None);
 }
 
 #[test]

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::isolation::IsolationSetting;
 use crate::model::broker::{BrokerShape, Replicas};
 use crate::model::ssh::SshAddress;
 
@@ -61,6 +62,11 @@ pub struct Bench {
     /// How the suite reaches those hosts.
     #[serde(default)]
     pub ssh: SshSettings,
+    /// Which CPUs each role gets: `none` (the scheduler's choice), `auto`
+    /// (a layout by core count) or the CPU lists of product, broker,
+    /// gendata and probe. Part of the bench point.
+    #[serde(default)]
+    pub isolation: IsolationSetting,
 }
 
 /// How ssh is called for the hosts of `hosts:`.
@@ -399,6 +405,30 @@ pub struct Tolerances {
         deserialize_with = "non_negative"
     )]
     pub window_thirds_cpu: f64,
+    /// Steal time above this (window average, % of all cores) flags the
+    /// run `noisy-host`: the hypervisor took CPU from every role.
+    #[serde(default = "default_steal_pct", deserialize_with = "non_negative")]
+    pub steal_pct: f64,
+    /// Processes that are none of the run's using more than this (window
+    /// average, % of one core) flag the run `noisy-host`.
+    #[serde(default = "default_outside_pct", deserialize_with = "non_negative")]
+    pub outside_pct: f64,
+    /// The product's CPU from its cgroup and from the /proc samples further
+    /// apart than this share of the cgroup's flags `cpu-mismatch`.
+    #[serde(default = "default_cpu_mismatch", deserialize_with = "non_negative")]
+    pub cpu_mismatch: f64,
+}
+
+fn default_steal_pct() -> f64 {
+    2.0
+}
+
+fn default_outside_pct() -> f64 {
+    10.0
+}
+
+fn default_cpu_mismatch() -> f64 {
+    0.05
 }
 
 fn default_steady_rate() -> f64 {

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::analysis::judge::drain::drain_size_for;
+use crate::analysis::judge::output_capacity;
 
 /// A crafted drain of `records` at 100k/s: ready at 0 s, the first
 /// commit at 3 s, a commit every 10 ms after it, polls every 20 ms up to
@@ -9,6 +10,8 @@ use crate::analysis::judge::drain::drain_size_for;
 struct CraftedDrain {
     records: u64,
     progress: Vec<(i64, i64)>,
+    /// Empty unless a test sets it: the output's progress is then unknown.
+    output_progress: Vec<(i64, i64)>,
     samples: Vec<Sample>,
     config: RunConfig,
     prefill: GendataSummary,
@@ -49,6 +52,7 @@ impl CraftedDrain {
         CraftedDrain {
             records,
             progress,
+            output_progress: Vec::new(),
             samples,
             config,
             prefill,
@@ -61,6 +65,7 @@ impl CraftedDrain {
             records: self.records,
             ready_us: 0,
             progress: &self.progress,
+            output_progress: &self.output_progress,
             samples: &self.samples,
             ticks_per_s: 100.0,
             config: &self.config,
@@ -149,6 +154,56 @@ fn a_drain_over_too_few_commits_names_the_size_that_would_measure() {
     assert!(why.contains("1 commit(s)"), "{why}");
     assert!(why.contains("use --drain 1500000 or more"), "{why}");
     assert!(!j.metrics.contains_key("drain_s"));
+}
+
+#[test]
+fn a_drain_over_too_few_commits_is_timed_by_its_output() {
+    // 1,000,000 records at 400k/s from 3 s: two commits a second apart
+    // (too few), but the output, 29 % of the input, grows at every poll.
+    let records = 1_000_000u64;
+    let mut d = CraftedDrain::new(records, 10.0);
+    let read_by = |t: f64| ((t - 3.0).max(0.0) * 400_000.0).min(records as f64);
+    for (at, c) in d.progress.iter_mut() {
+        let t = *at as f64 / 1e6;
+        *c = if t < 4.0 {
+            -1001
+        } else if t < 5.0 {
+            400_000
+        } else {
+            records as i64
+        };
+    }
+    d.config.commit_interval_ms = 1000;
+    d.output_progress = d
+        .progress
+        .iter()
+        .map(|&(at, _)| (at, (read_by(at as f64 / 1e6) * 0.29) as i64))
+        .collect();
+    let j = d.judge();
+    let capacity = value(&j, "drain_capacity_per_s");
+    assert!(
+        (capacity - 400_000.0).abs() / 400_000.0 < 0.02,
+        "{capacity}"
+    );
+    // Without the output's progress, the commits alone are too few.
+    d.output_progress.clear();
+    let why = &d.judge().not_applicable["drain_capacity_per_s"];
+    assert!(
+        why.contains("commit(s)") && why.contains("by the output"),
+        "{why}"
+    );
+}
+
+#[test]
+fn output_that_barely_moves_times_no_drain() {
+    let polls: Vec<(i64, i64)> = (0..10)
+        .map(|k| (k * 20_000, if k < 7 { 0 } else { 100 }))
+        .collect();
+    let why = output_capacity(&polls, 1000).unwrap_err();
+    assert!(why.contains("too few"), "{why}");
+    assert!(output_capacity(&[(0, 0), (20_000, 0)], 1000)
+        .unwrap_err()
+        .contains("no output"));
 }
 
 #[test]

@@ -27,6 +27,9 @@ fn tolerances() -> Tolerances {
         steady_cpu: 0.15,
         window_thirds_cpu: 0.25,
         tie_band: 0.01,
+        steal_pct: 2.0,
+        outside_pct: 10.0,
+        cpu_mismatch: 0.05,
     }
 }
 
@@ -228,6 +231,59 @@ fn a_stall_is_counted_and_flagged_and_withholds_no_latency() {
     assert_eq!(j.metrics["stalls"].unit, "intervals");
     assert!(j.flags.contains(&flag::STALLS), "{:?}", j.flags);
     assert_eq!(value(&j, "latency_p50_ms"), 20.0);
+}
+
+#[test]
+fn the_cgroups_cpu_is_the_products_and_a_gap_with_proc_is_flagged() {
+    // The crafted product uses 50 % of a core by /proc; its cgroup says
+    // `share` of a core over the same samples.
+    let with_cgroup = |share: f64| {
+        let mut c = Crafted::new(10, |t| 1000.0 * t);
+        for s in c.samples.iter_mut() {
+            s.product_cgroup = Some(crate::isolation::cgroup::CgroupReading {
+                hierarchy: "v1",
+                cpu_ns: (s.procs_at_us as f64 * 1000.0 * share) as u64,
+                mem_peak_bytes: None,
+            });
+        }
+        c.judge()
+    };
+    let agree = with_cgroup(0.51);
+    assert!((value(&agree, "cpu_avg_pct") - 51.0).abs() < 1e-6);
+    assert!(
+        !agree.flags.contains(&flag::CPU_MISMATCH),
+        "{:?}",
+        agree.flags
+    );
+    let account = agree.resources.unwrap().product_cgroup.unwrap();
+    assert!(
+        (account.proc_cpu_avg_pct - 50.0).abs() < 1e-9,
+        "{account:?}"
+    );
+    let gap = with_cgroup(0.60);
+    assert!((value(&gap, "cpu_avg_pct") - 60.0).abs() < 1e-6);
+    assert!(gap.flags.contains(&flag::CPU_MISMATCH), "{:?}", gap.flags);
+    // Without a cgroup, the /proc figure stands and the record says why.
+    let none = Crafted::new(10, |t| 1000.0 * t).judge();
+    assert!((value(&none, "cpu_avg_pct") - 50.0).abs() < 1e-9);
+    assert!(none.not_applicable["cgroup_cpu"].contains("/proc"));
+}
+
+#[test]
+fn steal_or_busy_strangers_flag_a_noisy_host() {
+    let mut c = Crafted::new(10, |t| 1000.0 * t);
+    assert!(!c.judge().flags.contains(&flag::NOISY_HOST));
+    // 30 ticks a second of another process: 30 % of a core.
+    for (i, s) in c.samples.iter_mut().enumerate() {
+        s.outside = crate::sampler::TickMap::from([((0, 999, 1), 30 * i as u64)]);
+    }
+    let j = c.judge();
+    assert!(j.flags.contains(&flag::NOISY_HOST), "{:?}", j.flags);
+    let host = j.resources.unwrap().host.unwrap();
+    assert!(
+        (host.outside_avg_pct.unwrap() - 30.0).abs() < 1.0,
+        "{host:?}"
+    );
 }
 
 #[test]
