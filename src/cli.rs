@@ -341,6 +341,10 @@ pub struct CompareArgs {
     /// side's own `@run.deploy=` wins over it.
     #[arg(long, value_name = "NAME")]
     pub deploy: Option<String>,
+    /// A bench.yaml setting the batch was run with (`--set` of `suite
+    /// batch`, repeatable), such as `isolation=auto`: the point to compare at.
+    #[arg(long = "set", value_name = "KEY=VALUE")]
+    pub settings: Vec<Setting>,
     /// Folder of results JSONL (default: bench.yaml's results_dir).
     #[arg(long)]
     pub results: Option<PathBuf>,

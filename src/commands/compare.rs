@@ -191,12 +191,15 @@ fn bench_point<'a>(
     let deploy = args.deploy.as_deref().map(Setting::deploy);
     let settings: Vec<Setting> = deploy
         .into_iter()
+        .chain(args.settings.iter().cloned())
         .chain(spec.settings.iter().cloned())
         .collect();
     let LineBench {
         bench,
         product_settings,
     } = suite.bench.for_line(product, args.profile, &settings)?;
+    let isolation =
+        crate::isolation::resolve(&bench.isolation, &crate::isolation::CpuSet::of_the_suite()?)?;
     Ok(BenchPoint {
         profile: args.profile,
         product_settings,
@@ -215,6 +218,7 @@ fn bench_point<'a>(
         broker: suite.bench.broker.recorded_version(),
         replicas: suite.bench.broker.replicas(),
         nodes: suite.bench.broker.local_nodes(),
+        isolation,
     })
 }
 

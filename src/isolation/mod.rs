@@ -375,10 +375,12 @@ pub fn pin_process(pid: i32, cpus: &CpuSet) -> Result<()> {
 }
 
 /// Pins the trees of `roots` (every process of each, their threads too)
-/// to `role`'s CPUs, when the roles are placed.
+/// to `role`'s CPUs; without isolation, back to every CPU the suite may
+/// use, so a broker pinned by an earlier batch is let go.
 pub fn pin_trees(roots: &[i32], role: Role) -> Result<()> {
-    let Some(cpus) = cpus_of(role) else {
-        return Ok(());
+    let cpus = match cpus_of(role) {
+        Some(cpus) => cpus,
+        None => CpuSet::of_the_suite()?,
     };
     let all = crate::sampler::all_processes();
     for pid in crate::sampler::trees_members(roots, &all) {

@@ -18,7 +18,69 @@ pub fn trials() -> Vec<Trial> {
             "regress_to_an_uninstallable_version_is_one_clear_line",
             regress_to_an_uninstallable_version_is_one_clear_line,
         ),
+        trial(
+            "noise_runs_a_line_twice_a_round_and_its_json_follows_from_its_records",
+            noise_runs_a_line_twice_a_round_and_its_json_follows_from_its_records,
+        ),
     ]
+}
+
+/// `suite noise rustpipe stateless --json`: entries 1 and 2 of one line in
+/// five rounds; the JSON's spread of CPU per record is the records' own
+/// per-round ratios, and its smallest caught change is at least what lifts
+/// the lowest ratio past the tie band and the median past the threshold.
+fn noise_runs_a_line_twice_a_round_and_its_json_follows_from_its_records() -> Result<(), String> {
+    let results = tempfile::tempdir().map_err(|e| e.to_string())?;
+    let out = output(
+        suite()
+            .args(["noise", "rustpipe", "stateless", "--json"])
+            .args(["--rate", "2000", "--warmup", "2", "--window", "5"])
+            .arg("--results")
+            .arg(results.path()),
+    )?;
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("standard output is not one JSON document: {e}"))?;
+    ensure(
+        report["rounds_paired"] == 5 && matches!(out.status.code(), Some(0) | Some(4)),
+        &format!("five rounds paired, exit 0 or 4: {report}"),
+        &out,
+    )?;
+    let runs = records(results.path(), "stateless")?;
+    let cpu = |round: u32, entry: u32| -> Result<f64, String> {
+        runs.iter()
+            .find(|r| r.round == Some(round) && r.entry == Some(entry))
+            .and_then(|r| r.metrics.get("us_cpu_per_record"))
+            .map(|m| m.value)
+            .ok_or_else(|| format!("round {round}, entry {entry}: no CPU per record"))
+    };
+    let mut ratios = Vec::new();
+    for round in 1..=5 {
+        ratios.push(cpu(round, 2)? / cpu(round, 1)?);
+    }
+    ratios.sort_by(f64::total_cmp);
+    let figure = report["figures"]
+        .as_array()
+        .and_then(|f| f.iter().find(|f| f["figure"] == "us_cpu_per_record"))
+        .ok_or("no CPU per record in the JSON")?;
+    let pct = |v: &Value| v.as_f64().unwrap_or(f64::NAN);
+    let (low, high) = ((ratios[0] - 1.0) * 100.0, (ratios[4] - 1.0) * 100.0);
+    ensure(
+        (pct(&figure["spread_low_pct"]) - low).abs() < 0.06
+            && (pct(&figure["spread_high_pct"]) - high).abs() < 0.06,
+        &format!("the spread is the records' ratios {ratios:?}: {figure}"),
+        &out,
+    )?;
+    // Five rounds: every one must clear the 1 % tie band, and the median
+    // the 5 % threshold.
+    // The search starts at 0.1 %: an A/A that already reads as a
+    // regression is caught there.
+    let floor = ((1.01 / ratios[0] - 1.0).max(1.05 / ratios[2] - 1.0) * 100.0).max(0.1);
+    let caught = pct(&figure["detectable_pct"]);
+    ensure(
+        caught >= floor - 0.06 && caught <= floor + 0.2,
+        &format!("the smallest caught change {caught} % follows from the ratios (≥ {floor:.2} %)"),
+        &out,
+    )
 }
 
 /// The release before Quix Streams' default: installed beside it.

@@ -299,7 +299,13 @@ fn broker_status_exits_3_when_the_local_broker_is_not_running() -> Result<(), St
     }
     let own = format!("cache_dir: {}\n", dir.path().join("cache").display());
     std::fs::write(&bench, text.replace(shared, &own)).map_err(|e| e.to_string())?;
-    let out = output(suite_with(&bench).args(["broker", "status"]))?;
+    // STREAMSUITE_CACHE wins over cache_dir: a caller's own would point the
+    // check at the harness's broker.
+    let out = output(
+        suite_with(&bench)
+            .env_remove("STREAMSUITE_CACHE")
+            .args(["broker", "status"]),
+    )?;
     ensure(
         out.status.code() == Some(3)
             && String::from_utf8_lossy(&out.stdout).trim() == "not running",

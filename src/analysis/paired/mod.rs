@@ -11,7 +11,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use crate::config::{ClientProfile, CommitIntervals, EtlConfig, Profile, Replicas};
 use crate::model::host::HostInfo;
 use crate::model::interval::{median_interval, median_interval_any_n, QuotedInterval};
-use crate::results::{flag, Better, Metric, RunRecord, Status};
+use crate::results::{flag, Better, Isolation, Metric, RunRecord, Status};
 
 /// A bench point: the runs of two lines compare only when both ran here.
 #[derive(Debug, Clone)]
@@ -41,6 +41,8 @@ pub struct BenchPoint<'a> {
     /// starts it (an external cluster's are whatever it has).
     pub replicas: Replicas,
     pub nodes: Option<u32>,
+    /// Which CPUs each role had.
+    pub isolation: Isolation,
 }
 
 impl BenchPoint<'_> {
@@ -64,6 +66,7 @@ impl BenchPoint<'_> {
             && record.broker.version == self.broker
             && record.broker.replicas() == self.replicas
             && self.nodes.is_none_or(|nodes| nodes == record.broker.nodes)
+            && c.isolation == self.isolation
     }
 }
 

@@ -321,6 +321,20 @@ fn a_cluster_deployments_runs_are_a_point_of_their_own() {
     };
     assert!(cluster_point.holds(&clustered));
     assert!(!cluster_point.holds(&embedded));
+    // A pinned run is a point of its own.
+    let mut pinned = embedded.clone();
+    pinned.config.isolation = crate::results::Isolation::Pinned(crate::results::CpuLayout {
+        product: "1".into(),
+        broker: "0".into(),
+        gendata: "0".into(),
+        probe: "0".into(),
+    });
+    assert!(!embedded_point.holds(&pinned));
+    let pinned_point = BenchPoint {
+        isolation: pinned.config.isolation.clone(),
+        ..point(&host)
+    };
+    assert!(pinned_point.holds(&pinned) && !pinned_point.holds(&embedded));
 }
 
 fn host() -> HostInfo {
@@ -376,6 +390,7 @@ fn point(host: &HostInfo) -> BenchPoint<'_> {
             min_insync_replicas: 1,
         },
         nodes: Some(1),
+        isolation: crate::results::Isolation::None,
     }
 }
 
