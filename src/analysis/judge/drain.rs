@@ -158,6 +158,11 @@ pub const MIN_OUTPUT_MOVES: usize = 5;
 /// commits; the records before the first output are left out, as their time
 /// holds the start-up.
 pub fn output_capacity(output_progress: &[(i64, i64)], records: u64) -> Result<f64, String> {
+    output_timing(output_progress, records).map(|(per_s, _)| per_s)
+}
+
+/// [`output_capacity`] with the seconds it was timed over.
+fn output_timing(output_progress: &[(i64, i64)], records: u64) -> Result<(f64, f64), String> {
     let total = output_progress.iter().map(|&(_, o)| o).max().unwrap_or(0);
     let Some(first) = output_progress.iter().position(|&(_, o)| o > 0) else {
         return Err("the product wrote no output while it drained".into());
@@ -178,7 +183,8 @@ pub fn output_capacity(output_progress: &[(i64, i64)], records: u64) -> Result<f
         ));
     }
     let covered = records as f64 * (total - first_out) as f64 / total as f64;
-    Ok(covered / ((end_us - first_us) as f64 / 1e6))
+    let seconds = (end_us - first_us) as f64 / 1e6;
+    Ok((covered / seconds, seconds))
 }
 
 /// Judges one drain run. A drain has no schedule and no window: the regime
@@ -236,21 +242,33 @@ fn put_drain_figures(
     };
     // A workload whose output keeps pace with its input is timed by the
     // output, polled every few milliseconds, whatever the commit cadence;
-    // windowed output comes in panes and is timed by the commits.
-    let capacity = if m.workload.needs_schedule() {
-        by_commits
+    // windowed output comes in panes and is timed by the commits. drain_s
+    // is the span the capacity was timed over.
+    let by_output = if m.workload.needs_schedule() {
+        Err(String::new())
     } else {
-        match (output_capacity(m.output_progress, m.records), by_commits) {
-            (Ok(per_s), _) => Ok(per_s),
-            (Err(_), Ok(per_s)) => Ok(per_s),
-            (Err(by_output), Err(by_commits)) => {
-                Err(format!("{by_commits}; by the output: {by_output}"))
-            }
+        output_timing(m.output_progress, m.records)
+    };
+    let commit_seconds = span.and_then(|s| s.end_us.map(|end| (end - s.first_us) as f64 / 1e6));
+    let timed: Result<(f64, Option<f64>), String> = match (by_output, by_commits) {
+        (Ok((per_s, seconds)), _) => Ok((per_s, Some(seconds))),
+        (Err(_), Ok(per_s)) => Ok((per_s, commit_seconds)),
+        (Err(why), Err(by_commits)) if why.is_empty() => Err(by_commits),
+        (Err(by_output), Err(by_commits)) => {
+            Err(format!("{by_commits}; by the output: {by_output}"))
         }
     };
-    match &capacity {
-        Ok(per_s) => j.put("drain_capacity_per_s", *per_s, RATE, Better::Higher),
-        Err(why) => j.not_applies("drain_capacity_per_s", why),
+    match &timed {
+        Ok((per_s, seconds)) => {
+            j.put("drain_capacity_per_s", *per_s, RATE, Better::Higher);
+            if let Some(seconds) = seconds {
+                j.put("drain_s", *seconds, "s", Better::Lower);
+            }
+        }
+        Err(why) => {
+            j.not_applies("drain_capacity_per_s", why);
+            j.not_applies("drain_s", why);
+        }
     }
     if let Some(span) = span {
         j.put(
@@ -259,18 +277,8 @@ fn put_drain_figures(
             "s",
             Better::Lower,
         );
-        match (span.end_us, &capacity) {
-            (Some(end_us), Ok(_)) => j.put(
-                "drain_s",
-                (end_us - span.first_us) as f64 / 1e6,
-                "s",
-                Better::Lower,
-            ),
-            (_, Err(why)) => j.not_applies("drain_s", why),
-            (None, Ok(_)) => {}
-        }
     }
-    capacity
+    timed.map(|(per_s, _)| per_s)
 }
 
 /// The samples of the span: from the first commit on, up to the first
