@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 pub fn write<T: Serialize>(path: Option<&Path>, summary: &T) -> Result<()> {
     let json = serde_json::to_string_pretty(summary)?;
     match path {
-        None => println!("{json}"),
+        None => crate::outln!("{json}"),
         Some(path) => {
             let partial = path.with_extension("partial");
             std::fs::write(&partial, json)

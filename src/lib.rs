@@ -28,4 +28,5 @@ pub mod results;
 pub mod rig;
 pub mod runner;
 pub mod sampler;
+pub mod stdout;
 pub mod workloads;

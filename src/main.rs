@@ -9,7 +9,13 @@ use streamsuite::interrupt::Interrupted;
 fn main() {
     let cli = Cli::parse();
     match streamsuite::commands::execute(cli) {
-        Ok(code) => std::process::exit(code),
+        Ok(code) => match streamsuite::stdout::failure() {
+            Some(err) => {
+                eprintln!("error: writing to standard output: {err}");
+                std::process::exit(exit::ERROR);
+            }
+            None => std::process::exit(code),
+        },
         Err(err) => {
             eprintln!("error: {err:#}");
             let code = if err.is::<Interrupted>() {

@@ -129,3 +129,79 @@ fn help_lists_the_exit_codes_and_a_usage_error_exits_2() {
         assert_eq!(out.status.code(), Some(2), "{argv:?}: {out:?}");
     }
 }
+
+/// The report fixture's bench definition and results, for commands that
+/// read records.
+fn fixture(path: &str) -> String {
+    format!(
+        "{}/tests/fixtures/report/{path}",
+        env!("CARGO_MANIFEST_DIR")
+    )
+}
+
+/// Each printing command, its reader gone before it writes a byte (as
+/// `| head -1` leaves it once it has its line): the command ends as it would
+/// have with its reader there, with no panic. A full disk is another matter:
+/// an error naming standard output.
+#[test]
+fn a_closed_pipe_ends_every_printing_command_quietly() {
+    use std::process::Stdio;
+    let (config, results) = (fixture("config/bench.yaml"), fixture("results"));
+    let pages = tempfile::tempdir().unwrap();
+    let pages = pages.path().to_str().unwrap();
+    let run_id = "20261129T101010Z-rustpipe-0001";
+    let with_config = |args: &[&str]| {
+        let mut argv = vec!["--config", &config];
+        argv.extend_from_slice(args);
+        argv.iter().map(|a| a.to_string()).collect::<Vec<_>>()
+    };
+    let with_records = |args: &[&str]| {
+        let mut argv = with_config(args);
+        argv.extend(["--results".to_string(), results.clone()]);
+        argv
+    };
+    let commands: Vec<Vec<String>> = vec![
+        with_config(&["list"]),
+        with_config(&["list", "--json"]),
+        with_records(&["export", "stateless", "--format", "csv"]),
+        with_records(&["export", "stateless", "--format", "jsonl"]),
+        with_records(&["export", "stateless", "--format", "markdown"]),
+        with_records(&["export", run_id, "--format", "hgrm"]),
+        with_records(&["report", "--out", pages]),
+        vec!["completions".into(), "bash".into()],
+        vec!["--help".into()],
+    ];
+    let run = |argv: &[String], out: Stdio| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_suite"))
+            .args(argv)
+            .stdout(out)
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("running suite");
+        // The reader goes away before the command has written anything.
+        drop(child.stdout.take());
+        child.wait_with_output().expect("waiting for suite")
+    };
+    for argv in &commands {
+        let whole = run(argv, Stdio::null());
+        let cut = run(argv, Stdio::piped());
+        let stderr = String::from_utf8_lossy(&cut.stderr);
+        assert_eq!(
+            cut.status.code(),
+            whole.status.code(),
+            "{argv:?} with its reader gone: {stderr}"
+        );
+        assert!(
+            !stderr.contains("panicked") && !stderr.contains("Broken pipe"),
+            "{argv:?}: {stderr}"
+        );
+    }
+    let full = std::fs::File::create("/dev/full").unwrap();
+    let out = run(&with_config(&["list", "--json"]), Stdio::from(full));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("error: writing to standard output"),
+        "{stderr}"
+    );
+}

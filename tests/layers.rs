@@ -1,7 +1,9 @@
 //! The suite's modules stand in layers: each uses only modules below it,
 //! and the model (what a record holds) uses none. A module that reaches up,
-//! or two that reach each other, fail here with the path that does it.
-//! Tests are left out: a module's checks may use what builds on it.
+//! or two that reach each other, fail here with the path that does it; so do
+//! two files of one folder (in the suite or a crate of the workspace) that
+//! reach each other. Tests are left out: a module's checks may use what
+//! builds on it.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -99,6 +101,143 @@ fn circle(uses: &BTreeMap<String, BTreeMap<String, PathBuf>>) -> Option<Vec<Stri
         .find_map(|module| visit(module, uses, &mut Vec::new(), &mut done))
 }
 
+/// A file's module path below its crate root: `report/svg/mod.rs` is
+/// `["report", "svg"]`, `report/cdf.rs` is `["report", "cdf"]`.
+fn module_path(root: &Path, file: &Path) -> Vec<String> {
+    let relative = file.strip_prefix(root).unwrap().with_extension("");
+    let mut path: Vec<String> = relative
+        .iter()
+        .map(|part| part.to_string_lossy().to_string())
+        .collect();
+    if path.last().is_some_and(|last| last == "mod") {
+        path.pop();
+    }
+    path
+}
+
+/// The module paths `code` (of the file at module path `at`) reaches with
+/// `crate::`, `self::` and `super::` paths, braces of a `use` opened.
+fn reached(code: &str, at: &[String]) -> Vec<Vec<String>> {
+    let ident = |text: &str| -> String {
+        text.chars()
+            .take_while(|c| c.is_ascii_alphanumeric() || *c == '_')
+            .collect()
+    };
+    let mut found = Vec::new();
+    let bytes = code.as_bytes();
+    for start in 0..code.len() {
+        let boundary = start == 0
+            || !(bytes[start - 1].is_ascii_alphanumeric()
+                || bytes[start - 1] == b'_'
+                || bytes[start - 1] == b':');
+        if !boundary || !code.is_char_boundary(start) {
+            continue;
+        }
+        let rest = &code[start..];
+        let (mut base, mut tail) = if let Some(tail) = rest.strip_prefix("crate::") {
+            (Vec::new(), tail)
+        } else if let Some(tail) = rest.strip_prefix("self::") {
+            (at.to_vec(), tail)
+        } else if rest.starts_with("super::") {
+            (at.to_vec(), rest)
+        } else {
+            continue;
+        };
+        while let Some(after) = tail.strip_prefix("super::") {
+            base.pop();
+            tail = after;
+        }
+        let names: Vec<String> = match tail.strip_prefix('{') {
+            Some(group) => braced_items(group)
+                .iter()
+                .map(|item| ident(item.trim_start()))
+                .collect(),
+            None => vec![ident(tail)],
+        };
+        for name in names.into_iter().filter(|n| !n.is_empty()) {
+            let mut target = base.clone();
+            target.push(name);
+            found.push(target);
+        }
+    }
+    found
+}
+
+/// The items of a `use` group, `group` being what follows its `{`: split at
+/// its own commas, up to its own `}`.
+fn braced_items(group: &str) -> Vec<&str> {
+    let mut items = Vec::new();
+    let (mut depth, mut item_start) = (0, 0);
+    for (at, c) in group.char_indices() {
+        match c {
+            '{' => depth += 1,
+            '}' if depth == 0 => {
+                items.push(&group[item_start..at]);
+                return items;
+            }
+            '}' => depth -= 1,
+            ',' if depth == 0 => {
+                items.push(&group[item_start..at]);
+                item_start = at + 1;
+            }
+            _ => {}
+        }
+    }
+    items
+}
+
+/// Within each folder under `root` (a crate's src), which of its files and
+/// subfolders uses which other, each use with the first file that makes it;
+/// a folder's own mod.rs, which declares them, is left out.
+fn folder_uses(root: &Path) -> BTreeMap<Vec<String>, BTreeMap<String, BTreeMap<String, PathBuf>>> {
+    let mut files = Vec::new();
+    sources(root, &mut files);
+    let mut folders: BTreeMap<Vec<String>, BTreeMap<String, BTreeMap<String, PathBuf>>> =
+        BTreeMap::new();
+    for file in &files {
+        let at = module_path(root, file);
+        for target in reached(&code_of(file), &at) {
+            // The deepest folder both paths lie in, and the child of it on
+            // each side: siblings when both children exist and differ.
+            let shared = at.iter().zip(&target).take_while(|(a, b)| a == b).count();
+            let (Some(from), Some(to)) = (at.get(shared), target.get(shared)) else {
+                continue;
+            };
+            let folder = at[..shared].to_vec();
+            let is_child = |name: &str| {
+                let dir = root.join(folder.join("/"));
+                dir.join(format!("{name}.rs")).is_file() || dir.join(name).join("mod.rs").is_file()
+            };
+            if from != to && is_child(to) {
+                folders
+                    .entry(folder)
+                    .or_default()
+                    .entry(from.clone())
+                    .or_default()
+                    .entry(to.clone())
+                    .or_insert_with(|| file.clone());
+            }
+        }
+    }
+    folders
+}
+
+/// The source roots of the workspace: the suite's and each crate's.
+fn crate_roots() -> Vec<PathBuf> {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut roots = vec![workspace.join("src")];
+    for entry in std::fs::read_dir(workspace.join("crates"))
+        .unwrap()
+        .flatten()
+    {
+        let src = entry.path().join("src");
+        if src.is_dir() {
+            roots.push(src);
+        }
+    }
+    roots
+}
+
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
@@ -135,6 +274,76 @@ fn no_module_uses_one_that_uses_it() {
             .collect();
         panic!("a circle of modules: {}", steps.join("; "));
     }
+}
+
+#[test]
+fn no_two_files_of_a_folder_use_each_other() {
+    let mut circles = Vec::new();
+    for root in crate_roots() {
+        for (folder, uses) in folder_uses(&root) {
+            if let Some(found) = circle(&uses) {
+                let steps: Vec<String> = found
+                    .windows(2)
+                    .map(|pair| {
+                        format!(
+                            "{} -> {} ({})",
+                            pair[0],
+                            pair[1],
+                            uses[&pair[0]][&pair[1]].display()
+                        )
+                    })
+                    .collect();
+                circles.push(format!(
+                    "in {}/{}: {}",
+                    root.display(),
+                    folder.join("/"),
+                    steps.join("; ")
+                ));
+            }
+        }
+    }
+    assert!(
+        circles.is_empty(),
+        "circles of files:\n{}",
+        circles.join("\n")
+    );
+}
+
+/// Two files of a folder that reach each other through `super::`, one of
+/// them by a braced `use`, make a circle; a folder's mod.rs and a file of
+/// another folder do not count.
+#[test]
+fn a_circle_inside_a_folder_is_found() {
+    let root = tempfile::tempdir().unwrap();
+    let write = |path: &str, text: &str| {
+        let path = root.path().join(path);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    };
+    write("lib.rs", "pub mod report;\npub mod model;\n");
+    write("model.rs", "pub struct Record;\n");
+    write(
+        "report/mod.rs",
+        "mod cdf;\nmod latency;\nuse cdf::chart;\npub struct Page;\n",
+    );
+    write(
+        "report/cdf.rs",
+        "use super::latency::runs;\nuse super::Page;\nuse crate::model::Record;\n",
+    );
+    write(
+        "report/latency.rs",
+        "use super::{Page, cdf::{chart, Axis}};\nstruct Run { data: u8 }\n",
+    );
+    write("report/data.rs", "pub struct Link;\n");
+    let uses = &folder_uses(root.path())[&vec!["report".to_string()]];
+    assert_eq!(circle(uses).unwrap(), ["cdf", "latency", "cdf"]);
+    assert!(
+        !uses["latency"].contains_key("data"),
+        "a field named like a sibling after a use group is no use of it: {uses:?}"
+    );
+    write("report/latency.rs", "use super::Page;\n");
+    let uses = folder_uses(root.path());
+    assert!(uses.values().all(|u| circle(u).is_none()), "{uses:?}");
 }
 
 #[test]

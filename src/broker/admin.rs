@@ -9,7 +9,8 @@ use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::config::{ClientConfig, RDKafkaLogLevel};
 use rdkafka::consumer::{BaseConsumer, Consumer};
-use rdkafka::error::KafkaError;
+use rdkafka::error::{KafkaError, KafkaResult};
+use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::interrupt::Interrupt;
@@ -225,6 +226,41 @@ pub struct OffsetReader {
     committed_reader: BaseConsumer,
 }
 
+/// A partition's low and high watermarks, asked again while its leader
+/// moves: a node killed in a cluster leaves its partitions' old leader in
+/// the client's metadata until it refreshes, and the first answers are
+/// "not leader", "leader not available", or from a new leader "high
+/// watermark not caught up".
+fn watermarks(consumer: &BaseConsumer, topic: &str, partition: i32) -> KafkaResult<(i64, i64)> {
+    let deadline = Instant::now() + CALL_TIMEOUT;
+    loop {
+        let left = deadline.saturating_duration_since(Instant::now());
+        match consumer.fetch_watermarks(topic, partition, left) {
+            Err(err) if leader_moving(&err) && Instant::now() + LEADER_RETRY < deadline => {
+                std::thread::sleep(LEADER_RETRY);
+            }
+            result => return result,
+        }
+    }
+}
+
+/// Pause before asking again while a partition's leader moves.
+const LEADER_RETRY: Duration = Duration::from_millis(100);
+
+/// Whether `err` says the partition's leader is moving, which a later
+/// request outlives.
+fn leader_moving(err: &KafkaError) -> bool {
+    matches!(
+        err.rdkafka_error_code(),
+        Some(
+            RDKafkaErrorCode::NotLeaderForPartition
+                | RDKafkaErrorCode::LeaderNotAvailable
+                | RDKafkaErrorCode::OffsetNotAvailable
+                | RDKafkaErrorCode::BrokerTransportFailure
+        )
+    )
+}
+
 impl OffsetReader {
     /// A reader for `group`; it never joins the group, it only asks.
     pub fn for_group(bootstrap: &str, group: &str) -> Result<OffsetReader> {
@@ -257,9 +293,7 @@ impl OffsetReader {
     pub fn high_watermark(&self, topic: &str) -> Result<i64> {
         let mut sum = 0;
         for partition in self.partitions(topic)? {
-            let (_, high) = self
-                .consumer
-                .fetch_watermarks(topic, partition, CALL_TIMEOUT)
+            let (_, high) = watermarks(&self.consumer, topic, partition)
                 .with_context(|| format!("reading the high watermark of {topic}"))?;
             sum += high;
         }
@@ -279,9 +313,7 @@ impl OffsetReader {
                 continue;
             }
             for partition in topic.partitions() {
-                let (_, high) = self
-                    .consumer
-                    .fetch_watermarks(name, partition.id(), CALL_TIMEOUT)
+                let (_, high) = watermarks(&self.consumer, name, partition.id())
                     .with_context(|| format!("reading the high watermark of {name}"))?;
                 sum += high;
             }

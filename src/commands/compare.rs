@@ -89,11 +89,11 @@ pub(super) fn compare(suite: &Suite, args: CompareArgs) -> Result<i32> {
             separable,
             exit_code: code,
         };
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        crate::outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        println!("B = {b} against A = {a} · {}", point_label(point));
+        crate::outln!("B = {b} against A = {a} · {}", point_label(point));
         print_pairing(&shared.batch_id, &pairing);
-        println!();
+        crate::outln!();
         print_paired(&figures, tie_band);
     }
     if !separable {
@@ -224,7 +224,7 @@ fn bench_point<'a>(
 
 /// The batch compared and how many of its rounds paired.
 fn print_pairing(batch_id: &str, pairing: &paired::Pairing<'_>) {
-    println!(
+    crate::outln!(
         "batch {batch_id} · {} round(s) paired{}",
         pairing.pairs.len(),
         if pairing.unpaired.is_empty() {
@@ -247,17 +247,26 @@ fn print_pairing(batch_id: &str, pairing: &paired::Pairing<'_>) {
 /// the paired rounds, the median ratio, its interval with the interval's
 /// coverage, the sign test's p and counts, and the verdict.
 pub(super) fn print_paired(figures: &[PairedFigure], tie_band: f64) {
-    println!(
+    crate::outln!(
         "{:<14} {:>2}  {:>10}  {:<24}  {:>6}  {:<16}  verdict",
-        "figure", "n", "B/A median", "interval (coverage)", "p", "worse/better/tie"
+        "figure",
+        "n",
+        "B/A median",
+        "interval (coverage)",
+        "p",
+        "worse/better/tie"
     );
     for figure in figures {
         let label = paired_label(figure.metric);
         let Some(ratios) = figure.verdict.ratios() else {
             if let Verdict::NotComparable { reason } = &figure.verdict {
-                println!(
+                crate::outln!(
                     "{label:<14} {:>2}  {:>10}  {:<24}  {:>6}  {:<16}  not comparable: {reason}",
-                    "—", "—", "—", "—", "—"
+                    "—",
+                    "—",
+                    "—",
+                    "—",
+                    "—"
                 );
             }
             continue;
@@ -279,13 +288,14 @@ pub(super) fn print_paired(figures: &[PairedFigure], tie_band: f64) {
             Verdict::Separable { standing, .. } => format!("B {}", standing.as_str()),
             _ => format!("not separable: {}", ratios.not_separable_because()),
         };
-        println!(
+        crate::outln!(
             "{label:<14} {:>2}  {:>10.3}  {interval:<24}  {p:>6}  {sign:<16}  {verdict}",
-            ratios.n, ratios.median
+            ratios.n,
+            ratios.median
         );
     }
-    println!();
-    println!(
+    crate::outln!();
+    crate::outln!(
         "interval: order statistics of the per-round ratios, with the share of the time \
          such an interval holds the median; p: exact one-sided sign test, a round within \
          1 ± {tie_band} counting as a tie and left out; B is worse or better only when \

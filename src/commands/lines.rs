@@ -147,7 +147,7 @@ impl LinesOutcome {
     /// returns the exit code either way.
     pub(super) fn finish(&self, workload: &str, json: bool) -> Result<i32> {
         if json {
-            println!("{}", serde_json::to_string_pretty(&self.report(workload))?);
+            crate::outln!("{}", serde_json::to_string_pretty(&self.report(workload))?);
         }
         Ok(self.exit_code())
     }

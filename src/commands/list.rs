@@ -15,9 +15,9 @@ use crate::products::{self, Availability};
 pub(super) fn list(suite: &Suite, args: &ListArgs) -> Result<i32> {
     let listing = Listing::of(suite)?;
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&listing)?);
+        crate::outln!("{}", serde_json::to_string_pretty(&listing)?);
     } else {
-        print!("{}", listing.text(suite));
+        crate::out!("{}", listing.text(suite));
     }
     Ok(exit::OK)
 }

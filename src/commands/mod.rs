@@ -65,18 +65,12 @@ pub fn execute(cli: Cli) -> Result<i32> {
     }
 }
 
-/// Prints `shell`'s completion script; a reader that leaves early (`| head`)
-/// is no error.
+/// Prints `shell`'s completion script.
 fn completions(shell: clap_complete::Shell) -> Result<()> {
-    use std::io::Write;
     let mut script = Vec::new();
     clap_complete::generate(shell, &mut completed_command(), "suite", &mut script);
-    match std::io::stdout().write_all(&script) {
-        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(anyhow::Error::new(err).context("writing the completion script"))
-        }
-        _ => Ok(()),
-    }
+    crate::out!("{}", String::from_utf8(script)?);
+    Ok(())
 }
 
 /// The command line the completion scripts offer: the suite's without the
@@ -165,14 +159,16 @@ fn install(suite: &Suite, args: &InstallArgs) -> Result<i32> {
     let v = &installation.version;
     match (&installation.dir, &installation.bin) {
         (None, Some(bin)) if before == Availability::Buildable => {
-            println!("{name} {v} built: {}", bin.display())
+            crate::outln!("{name} {v} built: {}", bin.display())
         }
         (Some(dir), _) if before == Availability::Installed => {
-            println!("{name} {v} is already installed in {}", dir.display())
+            crate::outln!("{name} {v} is already installed in {}", dir.display())
         }
-        (Some(dir), _) => println!("{name} {v} installed in {}", dir.display()),
-        (None, Some(bin)) => println!("{name} runs {}; the suite installs nothing", bin.display()),
-        (None, None) => println!("{name} is part of the suite; nothing to install"),
+        (Some(dir), _) => crate::outln!("{name} {v} installed in {}", dir.display()),
+        (None, Some(bin)) => {
+            crate::outln!("{name} runs {}; the suite installs nothing", bin.display())
+        }
+        (None, None) => crate::outln!("{name} is part of the suite; nothing to install"),
     }
     Ok(exit::OK)
 }
@@ -202,7 +198,7 @@ fn rig_cpu(suite: &Suite, args: CpuRigArgs) -> Result<i32> {
         shards: args.shards as usize,
     };
     let (records, path) = crate::rig::run_cpu(suite, &plan, &cache, &results_dir, &interrupt)?;
-    print!("{}", crate::rig::summary(&records));
+    crate::out!("{}", crate::rig::summary(&records));
     eprintln!("appended {} records to {}", records.len(), path.display());
     match report::write_site(
         suite,
@@ -223,7 +219,7 @@ fn broker(suite: &Suite, action: BrokerAction) -> Result<i32> {
     match action {
         BrokerAction::Start => {
             if local.is_running() {
-                println!("local broker already running at {}", local.bootstrap());
+                crate::outln!("local broker already running at {}", local.bootstrap());
             } else {
                 let interrupt = Interrupt::install()?;
                 local.start(&interrupt)?;
@@ -238,7 +234,7 @@ fn broker(suite: &Suite, action: BrokerAction) -> Result<i32> {
                     1 => String::new(),
                     n => format!(", {n} nodes"),
                 };
-                println!(
+                crate::outln!(
                     "local broker (Apache Kafka {}{nodes}) running at {}; log: {}",
                     local.version(),
                     local.bootstrap(),
@@ -250,31 +246,31 @@ fn broker(suite: &Suite, action: BrokerAction) -> Result<i32> {
         BrokerAction::Stop => {
             if !local.running_pids().is_empty() {
                 local.stop()?;
-                println!("local broker stopped");
+                crate::outln!("local broker stopped");
             } else {
-                println!("no broker started by the suite is running");
+                crate::outln!("no broker started by the suite is running");
             }
             Ok(exit::OK)
         }
         BrokerAction::Status => match local.running_pids().as_slice() {
             [pid] if local.nodes() == 1 => {
-                println!("running: pid {pid}, {}", local.bootstrap());
+                crate::outln!("running: pid {pid}, {}", local.bootstrap());
                 Ok(exit::OK)
             }
             [] if local.is_running() => {
-                println!(
+                crate::outln!(
                     "a broker not started by the suite answers at {}",
                     local.bootstrap()
                 );
                 Ok(exit::OK)
             }
             [] => {
-                println!("not running");
+                crate::outln!("not running");
                 Ok(exit::NOT_RUNNING)
             }
             pids => {
                 let pids: Vec<String> = pids.iter().map(u32::to_string).collect();
-                println!(
+                crate::outln!(
                     "running: {} of {} nodes (pids {}), {}",
                     pids.len(),
                     local.nodes(),
@@ -299,11 +295,11 @@ fn clickhouse(suite: &Suite, action: ClickHouseAction) -> Result<i32> {
     match action {
         ClickHouseAction::Start => {
             if local.is_running() {
-                println!("local ClickHouse already running at {}", local.url());
+                crate::outln!("local ClickHouse already running at {}", local.url());
             } else {
                 local.start(&Interrupt::install()?)?;
                 let version = ClickHouseClient::from_config(&suite.bench.sink)?.version()?;
-                println!(
+                crate::outln!(
                     "local ClickHouse {version} running at {}; log: {}",
                     local.url(),
                     local.log_file().display()
@@ -314,26 +310,26 @@ fn clickhouse(suite: &Suite, action: ClickHouseAction) -> Result<i32> {
         ClickHouseAction::Stop => {
             if local.running_pid().is_some() {
                 local.stop()?;
-                println!("local ClickHouse stopped");
+                crate::outln!("local ClickHouse stopped");
             } else {
-                println!("no ClickHouse started by the suite is running");
+                crate::outln!("no ClickHouse started by the suite is running");
             }
             Ok(exit::OK)
         }
         ClickHouseAction::Status => match local.running_pid() {
             Some(pid) => {
-                println!("running: pid {pid}, {}", local.url());
+                crate::outln!("running: pid {pid}, {}", local.url());
                 Ok(exit::OK)
             }
             None if local.is_running() => {
-                println!(
+                crate::outln!(
                     "a ClickHouse not started by the suite answers at {}",
                     local.url()
                 );
                 Ok(exit::OK)
             }
             None => {
-                println!("not running");
+                crate::outln!("not running");
                 Ok(exit::NOT_RUNNING)
             }
         },
@@ -352,7 +348,7 @@ fn report(suite: &Suite, args: ReportArgs) -> Result<i32> {
         BadLines::Warn
     };
     let index = report::write_site(suite, &results_dir, &out, bad_lines)?;
-    println!("{}", index.display());
+    crate::outln!("{}", index.display());
     Ok(exit::OK)
 }
 
@@ -386,7 +382,7 @@ fn export(suite: &Suite, args: ExportArgs) -> Result<i32> {
         Some(path) => {
             std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))?
         }
-        None => print!("{text}"),
+        None => crate::out!("{text}"),
     }
     Ok(exit::OK)
 }

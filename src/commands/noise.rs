@@ -88,10 +88,10 @@ pub(super) fn noise(suite: &crate::config::Suite, args: NoiseArgs) -> Result<i32
             failed_runs: outcome.failed,
             exit_code: code,
         };
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        crate::outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        println!("{heading}");
-        println!();
+        crate::outln!("{heading}");
+        crate::outln!();
         print_noise(&figures);
     }
     explain(code, pairing.pairs.len(), outcome.failed, false_alarms);
@@ -108,9 +108,12 @@ fn direction(figure: &PairedFigure, pairs: &[RoundPair<'_>]) -> Option<Better> {
 
 /// The noise table on standard output.
 fn print_noise(figures: &[FigureNoise]) {
-    println!(
+    crate::outln!(
         "{:<14} {:>2}  {:<20}  {:<22}  false alarm",
-        "figure", "n", "A/A spread", "smallest caught"
+        "figure",
+        "n",
+        "A/A spread",
+        "smallest caught"
     );
     for figure in figures {
         let spread = figure.spread.map_or_else(
@@ -122,7 +125,7 @@ fn print_noise(figures: &[FigureNoise]) {
             (None, Some(why)) => format!("— ({why})"),
             (None, None) => "none up to 100 %".to_string(),
         };
-        println!(
+        crate::outln!(
             "{:<14} {:>2}  {spread:<20}  {caught:<22}  {}",
             paired_label(figure.metric),
             figure.rounds,

@@ -80,12 +80,12 @@ pub(super) fn regress(suite: &crate::config::Suite, args: RegressArgs) -> Result
     if args.json {
         eprintln!("{heading}");
         let report = RegressReport::new(&args, &outcome, &pairing, &figures, &verdict, tie_band);
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        crate::outln!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        println!("{heading}");
-        println!();
+        crate::outln!("{heading}");
+        crate::outln!();
         print_paired(&figures, tie_band);
-        println!();
+        crate::outln!();
     }
     verdict.explain(args.threshold, args.json);
     Ok(verdict.exit_code())
@@ -192,7 +192,9 @@ impl RegressVerdict {
             RegressVerdict::NoRegression if json => {
                 eprintln!("no regression: no paired figure is {rule}")
             }
-            RegressVerdict::NoRegression => println!("no regression: no paired figure is {rule}"),
+            RegressVerdict::NoRegression => {
+                crate::outln!("no regression: no paired figure is {rule}")
+            }
             RegressVerdict::Regression(figures) => {
                 let list: Vec<String> = figures
                     .iter()

@@ -81,10 +81,12 @@ pub(super) fn sweep(suite: &Suite, args: SweepArgs) -> Result<i32> {
         },
         next,
     )?;
-    println!();
+    crate::outln!();
     match kind {
-        SweepKind::Rate => print!("{}", rate_summary(&tag, &lines, &outcome.records, bound)),
-        SweepKind::Parallelism => print!("{}", parallelism_summary(&tag, &lines, &outcome.records)),
+        SweepKind::Rate => crate::out!("{}", rate_summary(&tag, &lines, &outcome.records, bound)),
+        SweepKind::Parallelism => {
+            crate::out!("{}", parallelism_summary(&tag, &lines, &outcome.records))
+        }
     }
     Ok(outcome.exit_code())
 }

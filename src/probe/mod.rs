@@ -339,7 +339,7 @@ pub fn run(plan: &ProbePlan) -> Result<()> {
             lag::read_output_ends(&plan, &output_partitions, &stop, &ends_tx)
         })
     };
-    println!("{READY_LINE}");
+    crate::outln!("{READY_LINE}");
     let mut timing = Timing {
         floor_topic: &plan.floor_topic,
         stamp_field: &plan.stamp_field,

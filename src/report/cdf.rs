@@ -6,7 +6,7 @@
 use hdrhistogram::Histogram;
 
 use super::charts::{chart_data, Chart};
-use super::latency::{latency_runs, merged_histogram};
+use super::histograms::{latency_runs, merged_histogram};
 use super::lines::LineRuns;
 use super::svg::{self, Curve, XAxis};
 use super::table::fixed;

@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use serde::Serialize;
 
-use super::latency::decode_histogram;
+use super::histograms::decode_histogram;
 use super::table::Link;
 use crate::results::{RunRecord, RIG_FILE};
 

@@ -10,7 +10,7 @@ use anyhow::{Context, Result};
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
-use super::latency::decode_histogram;
+use super::histograms::decode_histogram;
 use super::points::BenchPoint;
 use super::table::{Cell, Table};
 use super::WorkloadPage;

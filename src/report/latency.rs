@@ -4,9 +4,6 @@
 //! against the best of its column and each row linked to its runs'
 //! histograms, and the latency-by-percentile chart beside the CDF.
 
-use base64::Engine;
-use hdrhistogram::serialization::Deserializer;
-use hdrhistogram::Histogram;
 use serde::Serialize;
 
 use super::cdf::cdf_chart;
@@ -15,6 +12,7 @@ use super::data::{histogram_links, DataLink};
 use super::figures::{
     better_of, figure, metric_cell, metric_column, n_cell, n_column, older_batches_note,
 };
+use super::histograms::{latency_runs, latency_runs_of, merged_histogram};
 use super::lines::{may_lead, LineRuns};
 use super::points::PointRuns;
 use super::svg::{self, Curve, XAxis};
@@ -46,19 +44,6 @@ const PERCENTILES: [(&str, &str); 5] = [
     ("p99.9", "latency_p999_ms"),
     ("max", "latency_max_ms"),
 ];
-
-/// The keep-up runs of a line's batch that carry latency.
-pub(super) fn latency_runs<'a>(line: &LineRuns<'a>) -> Vec<&'a RunRecord> {
-    latency_runs_of(&line.batch)
-}
-
-/// The keep-up runs of `runs` that carry latency.
-fn latency_runs_of<'a>(runs: &[&'a RunRecord]) -> Vec<&'a RunRecord> {
-    runs.iter()
-        .filter(|r| r.regime == Some(Regime::KeepUp) && r.metrics.contains_key("latency_p50_ms"))
-        .copied()
-        .collect()
-}
 
 /// The section at `iso` (None: no run at the iso point yet); `iso_label` and
 /// `iso_detail` name the iso point either way.
@@ -232,21 +217,6 @@ fn percentile_text(x: f64) -> String {
     format!("{}%", text.trim_end_matches('0').trim_end_matches('.'))
 }
 
-/// The runs' histograms merged (exact for repeats), microseconds; None when
-/// no run kept a readable histogram.
-pub(super) fn merged_histogram(runs: &[&RunRecord]) -> Option<Histogram<u64>> {
-    // A histogram that resizes itself: a decoded one keeps the range of its
-    // own values, and adding a run with a larger maximum to it would fail.
-    let mut merged = crate::probe::new_histogram();
-    for run in runs {
-        let Some(h) = run.latency_histogram.as_deref().and_then(decode_histogram) else {
-            continue;
-        };
-        merged.add(&h).ok()?;
-    }
-    Some(merged).filter(|h| !h.is_empty())
-}
-
 /// Latency (ms) by percentile, from the runs' histograms merged; None when
 /// no run kept a readable histogram.
 fn percentile_curve(runs: &[&RunRecord]) -> Option<Vec<(f64, f64)>> {
@@ -261,14 +231,6 @@ fn percentile_curve(runs: &[&RunRecord]) -> Option<Vec<(f64, f64)>> {
             })
             .collect(),
     )
-}
-
-/// A stored histogram (base64 of HdrHistogram V2 + deflate), microseconds.
-pub fn decode_histogram(encoded: &str) -> Option<Histogram<u64>> {
-    let bytes = base64::engine::general_purpose::STANDARD
-        .decode(encoded)
-        .ok()?;
-    Deserializer::new().deserialize(&mut &bytes[..]).ok()
 }
 
 #[cfg(test)]

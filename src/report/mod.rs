@@ -23,6 +23,7 @@ pub mod export;
 mod failed;
 mod figures;
 mod header;
+mod histograms;
 mod latency;
 mod lines;
 mod matrix;

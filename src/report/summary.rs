@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use super::eos_cost::IsoCost;
 use super::figures::{certainty, format_of, values};
-use super::latency::latency_runs;
+use super::histograms::latency_runs;
 use super::lines::{efficiency_runs, may_lead, LineRuns, NEVER_LEADS};
 use super::points::PointRuns;
 use super::table::display_unit;

@@ -94,6 +94,20 @@ pub fn ensure(condition: bool, message: &str, output: &Output) -> Result<(), Str
     }
 }
 
+/// The product's standard error in a run's folder of the cache, titled, for
+/// a failure's message: what the product said of its own waits.
+pub fn product_log(run_id: &str) -> String {
+    let log = streamsuite::cache::Cache::from_settings(None)
+        .map(|cache| cache.run_dir(run_id).join("product.stderr.log"));
+    match log {
+        Ok(path) => match std::fs::read_to_string(&path) {
+            Ok(text) => format!("--- {}\n{text}", path.display()),
+            Err(err) => format!("--- {}: {err}", path.display()),
+        },
+        Err(err) => format!("--- no cache: {err:#}"),
+    }
+}
+
 /// The records of `workload` in a results folder (none if the file is absent).
 pub fn records(results: &Path, workload: &str) -> Result<Vec<RunRecord>, String> {
     let path = results.join(format!("{workload}.jsonl"));

@@ -15,11 +15,11 @@
 //! polls or sleeps waiting for acknowledgements.
 
 use std::collections::VecDeque;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, bail, Context, Result};
-use hdrhistogram::Histogram;
 use rdkafka::consumer::ConsumerGroupMetadata;
 use rdkafka::error::KafkaError;
 use rdkafka::producer::{BaseRecord, DeliveryResult, Producer, ProducerContext, ThreadedProducer};
@@ -27,6 +27,7 @@ use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{ClientContext, Offset, TopicPartitionList};
 
 use crate::chunk::{NextOffset, OutputChunk};
+use crate::txn_clock::{CommitTimes, StepWatch};
 
 /// The group membership or the open transaction was lost under the pipeline:
 /// a broker restart left the consumer fenced by its own rejoin, or made the
@@ -257,51 +258,11 @@ pub struct Transactions {
     /// How long each transaction stayed open and took to commit, printed
     /// when the committer returns: where an exactly-once tail comes from.
     times: Mutex<CommitTimes>,
-}
-
-/// Durations of the transactions' phases, in microseconds.
-struct CommitTimes {
-    /// From the first record produced to the commit's start.
-    open: Histogram<u64>,
-    /// Adding the input offsets (AddOffsetsToTxn and TxnOffsetCommit).
-    offsets: Histogram<u64>,
-    /// Committing (the outstanding records acknowledged, then EndTxn).
-    commit: Histogram<u64>,
-}
-
-impl CommitTimes {
-    fn new() -> CommitTimes {
-        let histogram = || Histogram::new_with_bounds(1, 600_000_000, 2).expect("valid bounds");
-        CommitTimes {
-            open: histogram(),
-            offsets: histogram(),
-            commit: histogram(),
-        }
-    }
-
-    fn record(histogram: &mut Histogram<u64>, took: Duration) {
-        histogram.saturating_record(took.as_micros().max(1) as u64);
-    }
-
-    /// One line: each phase's p50, p99 and max in milliseconds.
-    fn summary(&self) -> String {
-        let phase = |name: &str, h: &Histogram<u64>| {
-            let ms = |q: f64| h.value_at_quantile(q) as f64 / 1000.0;
-            format!(
-                "{name} p50 {:.1} p99 {:.1} max {:.1} ms",
-                ms(0.5),
-                ms(0.99),
-                ms(1.0)
-            )
-        };
-        format!(
-            "rustpipe: {} transactions; {}; {}; {}",
-            self.commit.len(),
-            phase("open", &self.open),
-            phase("offsets", &self.offsets),
-            phase("commit", &self.commit)
-        )
-    }
+    /// The broker round trip under way, watched for one that never returns.
+    pub step: StepWatch,
+    /// Set once the committer has failed, for the reader's check between
+    /// polls without the state's lock.
+    committer_failed: AtomicBool,
 }
 
 struct TxnState {
@@ -352,6 +313,8 @@ impl Transactions {
             }),
             changed: Condvar::new(),
             times: Mutex::new(CommitTimes::new()),
+            step: StepWatch::default(),
+            committer_failed: AtomicBool::new(false),
         }
     }
 
@@ -362,6 +325,21 @@ impl Transactions {
     /// Takes the consumer's group metadata, once it has its assignment.
     pub fn joined(&self, group: ConsumerGroupMetadata) {
         *self.group.lock().unwrap_or_else(|p| p.into_inner()) = Some(group);
+    }
+
+    /// Fails once the committer has: the reader checks between polls, as
+    /// records may not come until it stops. A consumer that rejoined asks
+    /// for its committed offsets as stable, and the broker holds them back
+    /// while a transaction with offsets of the group is open, as the failed
+    /// one stays until this producer goes (or its 60 s timeout).
+    pub fn check(&self) -> Result<()> {
+        if !self.committer_failed.load(Ordering::Acquire) {
+            return Ok(());
+        }
+        match &self.lock().failed {
+            Some(err) => bail!("rustpipe: the committer failed: {err}"),
+            None => Ok(()),
+        }
     }
 
     /// Produces `chunk` into the open transaction (opening one if none is),
@@ -412,6 +390,7 @@ impl Transactions {
         }
         if let Err(err) = &result {
             self.lock().failed.get_or_insert_with(|| format!("{err:#}"));
+            self.committer_failed.store(true, Ordering::Release);
         }
         result
     }
@@ -497,6 +476,7 @@ impl Transactions {
             let group = group
                 .as_ref()
                 .ok_or_else(|| anyhow!("rustpipe: committing before joining the group"))?;
+            let _step = self.step.begin("adding offsets to the transaction");
             self.producer
                 .send_offsets_to_transaction(offsets, group, TXN_TIMEOUT)
                 .map_err(|err| {
@@ -506,7 +486,10 @@ impl Transactions {
                 })?;
         }
         let offsets_added = Instant::now();
-        commit_transaction(&self.producer)?;
+        {
+            let _step = self.step.begin("committing the transaction");
+            commit_transaction(&self.producer)?;
+        }
         {
             let mut times = self.times.lock().unwrap_or_else(|p| p.into_inner());
             CommitTimes::record(&mut times.offsets, offsets_added - started);

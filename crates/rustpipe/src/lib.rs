@@ -24,4 +24,5 @@ pub mod settings;
 pub mod shards;
 pub mod stage;
 pub mod step;
+pub mod txn_clock;
 pub mod windows;

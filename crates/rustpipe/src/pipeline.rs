@@ -9,7 +9,7 @@
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
@@ -36,6 +36,13 @@ const IDLE_POLL: Duration = Duration::from_millis(100);
 /// losing its group or transaction before it gives up: a pipeline that keeps
 /// losing them is failing, not riding through a broker restart.
 const MAX_START_OVERS: u32 = 10;
+/// How long a transaction step may run before rustpipe takes its client for
+/// stuck: the step's own timeout, which librdkafka passes on, and a margin.
+const STUCK_AFTER: Duration = Duration::from_secs(TXN_TIMEOUT.as_secs() + 5);
+/// How many times rustpipe restarts itself over a stuck client before it
+/// gives up; counted across the restarts in this variable.
+const STUCK_RESTARTS_VAR: &str = "RUSTPIPE_STUCK_RESTARTS";
+const MAX_STUCK_RESTARTS: u32 = 3;
 
 /// Runs the pipeline until `stop` is set, starting it over from the
 /// committed offsets when its group or transaction is lost.
@@ -46,9 +53,14 @@ pub fn run(settings: &PipelineSettings, stop: &AtomicBool) -> Result<()> {
         "{}",
         settings.effective_client_config(&consumer_config, &producer_config)
     );
+    let started = Instant::now();
     let mut start_overs = 0;
     loop {
-        match run_once(settings, &consumer_config, &producer_config, stop) {
+        let life = Life {
+            started,
+            start_overs,
+        };
+        match run_once(settings, &consumer_config, &producer_config, stop, life) {
             Err(err) if is_lost(&err) && !stop.load(Ordering::Relaxed) => {
                 start_overs += 1;
                 if start_overs > MAX_START_OVERS {
@@ -56,9 +68,38 @@ pub fn run(settings: &PipelineSettings, stop: &AtomicBool) -> Result<()> {
                         "rustpipe: gave up after starting over {MAX_START_OVERS} times"
                     )));
                 }
-                eprintln!("{err:#}; starting over from the committed offsets");
+                eprintln!(
+                    "{err:#}; starting over from the committed offsets ({}, the old clients closed)",
+                    life.clock()
+                );
             }
             done => return done,
+        }
+    }
+}
+
+/// Which life of the pipeline this is, and when the process began: a life
+/// after a start over logs when each of its steps is done, so a log tells
+/// where a recovery waited.
+#[derive(Clone, Copy)]
+struct Life {
+    started: Instant,
+    start_overs: u32,
+}
+
+impl Life {
+    /// Time since the process began, for a log line.
+    fn clock(&self) -> String {
+        format!(
+            "{:.1} s into the process",
+            self.started.elapsed().as_secs_f64()
+        )
+    }
+
+    /// Logs `step` done, in a life after a start over.
+    fn step_done(&self, step: &str) {
+        if self.start_overs > 0 {
+            eprintln!("rustpipe: {step} again, {}", self.clock());
         }
     }
 }
@@ -70,6 +111,7 @@ fn run_once(
     consumer_config: &rdkafka::ClientConfig,
     producer_config: &rdkafka::ClientConfig,
     stop: &AtomicBool,
+    life: Life,
 ) -> Result<()> {
     let consumer: BaseConsumer = consumer_config
         .create()
@@ -86,6 +128,7 @@ fn run_once(
             producer
                 .init_transactions(TXN_TIMEOUT)
                 .context("rustpipe: initialising transactions")?;
+            life.step_done("transactions initialised");
             Delivery::ExactlyOnce(Arc::new(Transactions::new(
                 producer.clone(),
                 settings.output_topic.clone(),
@@ -104,8 +147,13 @@ fn run_once(
         settings,
         ledger: &ledger,
         delivery: &delivery,
+        life,
     };
+    let finished = AtomicBool::new(false);
     std::thread::scope(|scope| {
+        if let Delivery::ExactlyOnce(transactions) = &delivery {
+            scope.spawn(|| watch_steps(transactions, stop, &finished));
+        }
         let committer = match &delivery {
             Delivery::ExactlyOnce(transactions) => Some(scope.spawn(|| transactions.run_commits())),
             Delivery::AtLeastOnce { .. } => None,
@@ -129,6 +177,7 @@ fn run_once(
                 .join()
                 .unwrap_or_else(|_| Err(anyhow!("rustpipe: the committer panicked")))
         });
+        finished.store(true, Ordering::Relaxed);
         match committed {
             // The reader only saw the committer's failure second hand.
             Some(Err(err)) if is_lost(&err) => Err(err),
@@ -141,11 +190,69 @@ fn run_once(
     Ok(())
 }
 
+/// Watches the committer's broker round trips until `finished`. One that
+/// outlives its timeout is librdkafka 2.12's coordinator request waiting on
+/// a broker it has decommissioned, which nothing wakes (librdkafka issues
+/// 5456 and 5511, fixed after 2.12): a leader's failover that also moved the
+/// group's coordinator leaves it there. As a supervisor would, rustpipe
+/// then restarts itself from the committed offsets; while stopping, it
+/// exits with the transaction open, which its next producer aborts.
+fn watch_steps(transactions: &Transactions, stop: &AtomicBool, finished: &AtomicBool) {
+    while !finished.load(Ordering::Relaxed) {
+        if let Some((step, took)) = transactions.step.overdue(STUCK_AFTER) {
+            eprintln!(
+                "rustpipe: {step} has not returned after {:.0} s, past its {} s timeout: \
+                 librdkafka's request waits on a broker it has let go",
+                took.as_secs_f64(),
+                TXN_TIMEOUT.as_secs()
+            );
+            if stop.load(Ordering::Relaxed) {
+                eprintln!("rustpipe: stopping with the transaction open");
+                std::process::exit(1);
+            }
+            restart_process();
+        }
+        std::thread::sleep(IDLE_POLL);
+    }
+}
+
+/// Replaces this process with a new run of rustpipe: the same executable,
+/// arguments and environment, and the same pid, so the suite still watches
+/// it. The stuck client goes with the old image; the new one starts from the
+/// committed offsets, and its producer's init aborts the open transaction.
+fn restart_process() -> ! {
+    use std::os::unix::process::CommandExt;
+    let restarts: u32 = std::env::var(STUCK_RESTARTS_VAR)
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(0);
+    if restarts >= MAX_STUCK_RESTARTS {
+        eprintln!("rustpipe: gave up after restarting itself {restarts} times");
+        std::process::exit(1);
+    }
+    eprintln!(
+        "rustpipe: restarting itself from the committed offsets (restart {})",
+        restarts + 1
+    );
+    let mut args = std::env::args_os();
+    let mut command = std::process::Command::new("/proc/self/exe");
+    if let Some(name) = args.next() {
+        command.arg0(name);
+    }
+    let err = command
+        .args(args)
+        .env(STUCK_RESTARTS_VAR, (restarts + 1).to_string())
+        .exec();
+    eprintln!("rustpipe: restarting itself failed: {err}");
+    std::process::exit(1);
+}
+
 struct Reader<'a> {
     consumer: &'a BaseConsumer,
     settings: &'a PipelineSettings,
     ledger: &'a Ledger,
     delivery: &'a Delivery,
+    life: Life,
 }
 
 impl Reader<'_> {
@@ -198,6 +305,9 @@ impl Reader<'_> {
                 ready = self.joined()?;
             }
             self.store_acknowledged(&mut acknowledged)?;
+            if let Delivery::ExactlyOnce(transactions) = self.delivery {
+                transactions.check()?;
+            }
         }
         if !stages.chunk().is_empty() {
             stages.dispatch()?;
@@ -211,6 +321,7 @@ impl Reader<'_> {
         if self.consumer.assignment()?.elements().is_empty() {
             return Ok(false);
         }
+        self.life.step_done("partitions assigned");
         if let Delivery::ExactlyOnce(transactions) = self.delivery {
             transactions.joined(
                 self.consumer

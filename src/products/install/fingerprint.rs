@@ -7,14 +7,9 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::constraints::constraints_path;
-use super::steps::records;
+use super::steps::{common_module, records};
 use super::MARKER;
 use crate::config::{Install, Product};
-
-/// The Maven module of classes the JVM apps share, beside their folders.
-pub(super) const COMMON_MODULE: &str = "common/java";
-/// How an app's pom names the common module among its dependencies.
-pub(super) const COMMON_ARTIFACT: &str = "<artifactId>bench-common</artifactId>";
 
 /// What an install was made from: the version, the install section, for
 /// pip the version's constraints file (if it has one: an install made
@@ -68,17 +63,6 @@ pub(super) fn fingerprint(product: &Product, version: &str) -> String {
         mix(&mut hash, &fs::read(&file).unwrap_or_default());
     }
     format!("{version} {hash:016x}")
-}
-
-/// The common module's folder, for a Maven app whose pom depends on it.
-pub(super) fn common_module(product: &Product) -> Option<PathBuf> {
-    if !matches!(product.install, Install::Maven { .. }) {
-        return None;
-    }
-    let pom = fs::read_to_string(product.dir().join("pom.xml")).ok()?;
-    let products = product.dir().parent()?;
-    pom.contains(COMMON_ARTIFACT)
-        .then(|| products.join(COMMON_MODULE))
 }
 
 /// Every file under `dir`, recursively.

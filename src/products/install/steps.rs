@@ -5,7 +5,6 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use super::fingerprint::common_module;
 use crate::config::{Install, Product};
 
 /// `pip freeze` of a pip install's virtualenv, taken once pip installed it.
@@ -32,6 +31,22 @@ impl From<Command> for Step {
             stdout: None,
         }
     }
+}
+
+/// The Maven module of classes the JVM apps share, beside their folders.
+pub(super) const COMMON_MODULE: &str = "common/java";
+/// How an app's pom names the common module among its dependencies.
+pub(super) const COMMON_ARTIFACT: &str = "<artifactId>bench-common</artifactId>";
+
+/// The common module's folder, for a Maven app whose pom depends on it.
+pub(super) fn common_module(product: &Product) -> Option<PathBuf> {
+    if !matches!(product.install, Install::Maven { .. }) {
+        return None;
+    }
+    let pom = std::fs::read_to_string(product.dir().join("pom.xml")).ok()?;
+    let products = product.dir().parent()?;
+    pom.contains(COMMON_ARTIFACT)
+        .then(|| products.join(COMMON_MODULE))
 }
 
 /// The records an install of this kind leaves in its folder: a whole

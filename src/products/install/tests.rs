@@ -1,7 +1,7 @@
 //! The checks of install.
 
 use super::constraints::CONSTRAINTS_DIR;
-use super::fingerprint::{common_module, COMMON_ARTIFACT, COMMON_MODULE};
+use super::steps::{common_module, COMMON_ARTIFACT, COMMON_MODULE};
 use super::steps::{DEPENDENCY_TREE, INSTALLED_PACKAGES};
 use super::*;
 use crate::config::Product;
