@@ -257,22 +257,27 @@ fn the_model_uses_nothing_of_the_suite() {
     );
 }
 
+/// A circle's steps, each with the file that makes it: `a -> b (a.rs); ...`.
+fn circle_steps(found: &[String], uses: &BTreeMap<String, BTreeMap<String, PathBuf>>) -> String {
+    found
+        .windows(2)
+        .map(|pair| {
+            format!(
+                "{} -> {} ({})",
+                pair[0],
+                pair[1],
+                uses[&pair[0]][&pair[1]].display()
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
 #[test]
 fn no_module_uses_one_that_uses_it() {
     let uses = module_uses(&src());
     if let Some(found) = circle(&uses) {
-        let steps: Vec<String> = found
-            .windows(2)
-            .map(|pair| {
-                format!(
-                    "{} -> {} ({})",
-                    pair[0],
-                    pair[1],
-                    uses[&pair[0]][&pair[1]].display()
-                )
-            })
-            .collect();
-        panic!("a circle of modules: {}", steps.join("; "));
+        panic!("a circle of modules: {}", circle_steps(&found, &uses));
     }
 }
 
@@ -282,22 +287,11 @@ fn no_two_files_of_a_folder_use_each_other() {
     for root in crate_roots() {
         for (folder, uses) in folder_uses(&root) {
             if let Some(found) = circle(&uses) {
-                let steps: Vec<String> = found
-                    .windows(2)
-                    .map(|pair| {
-                        format!(
-                            "{} -> {} ({})",
-                            pair[0],
-                            pair[1],
-                            uses[&pair[0]][&pair[1]].display()
-                        )
-                    })
-                    .collect();
                 circles.push(format!(
                     "in {}/{}: {}",
                     root.display(),
                     folder.join("/"),
-                    steps.join("; ")
+                    circle_steps(&found, &uses)
                 ));
             }
         }

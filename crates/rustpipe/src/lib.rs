@@ -17,6 +17,7 @@ pub mod chunk;
 pub mod delivery;
 pub mod etl;
 pub mod json;
+pub mod ledger;
 pub mod pipeline;
 pub mod rig;
 pub mod rows;

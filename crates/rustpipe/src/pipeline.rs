@@ -20,7 +20,8 @@ use rdkafka::types::RDKafkaErrorCode;
 use rdkafka::{Offset, TopicPartitionList};
 
 use crate::chunk::NextOffset;
-use crate::delivery::{self, is_lost, Delivery, Ledger, Lost, Transactions, TXN_TIMEOUT};
+use crate::delivery::{self, is_lost, Delivery, Lost, Transactions, TXN_TIMEOUT};
+use crate::ledger::Ledger;
 use crate::settings::{self, PipelineSettings};
 use crate::shards::{self, Stages};
 
