@@ -28,5 +28,6 @@ pub mod results;
 pub mod rig;
 pub mod runner;
 pub mod sampler;
+pub mod stats;
 pub mod stdout;
 pub mod workloads;

@@ -11,15 +11,18 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use anyhow::{bail, Context, Result};
-use serde::Deserialize;
+use messages::rig::{Arm, Measurement, DECODE};
 
 use crate::cache::Cache;
 use crate::config::Suite;
 use crate::gendata::avro::AvroEncoder;
 use crate::interrupt::Interrupt;
 use crate::model::host::HostInfo;
-use crate::model::interval::median_interval;
-use crate::results::{Better, Metric, RigConfig, RigRecord, Variant, SCHEMA_VERSION};
+use crate::results::figure::{
+    ALLOCS_PER_EVENT, BYTES_PER_EVENT, DECODE_NS_PER_EVENT, PIPELINE_RECORDS_PER_S,
+};
+use crate::results::{Figure, Metric, RigConfig, RigRecord, Variant, SCHEMA_VERSION};
+use crate::stats::median_interval;
 
 /// The product whose package holds the rig, and the rig's binary.
 const RIG_PRODUCT: &str = "rustpipe";
@@ -38,27 +41,6 @@ pub struct CpuRigPlan {
     pub repetitions: usize,
     pub block_rows: usize,
     pub shards: usize,
-}
-
-/// One measurement as rustpipe-rig prints it.
-#[derive(Debug, Clone, Deserialize)]
-pub struct Measurement {
-    pub arm: Arm,
-    pub repetition: usize,
-    pub events: u64,
-    pub seconds: f64,
-    pub rows: u64,
-    pub counted_events: u64,
-    pub allocations: u64,
-    pub allocated_bytes: u64,
-}
-
-/// An arm as rustpipe-rig names it.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Deserialize)]
-pub struct Arm {
-    pub stage: String,
-    pub decoder: String,
-    pub format: Option<String>,
 }
 
 /// Runs the rig and appends its records to `results_dir`; returns them.
@@ -243,49 +225,30 @@ fn records(header: &RecordHeader, measurements: &[Measurement]) -> Vec<RigRecord
 /// An arm's figures, each the median of its repetitions with its interval:
 /// decode time or pipeline rate, and allocations and bytes per event.
 fn arm_metrics(arm: &Arm, reps: &[&Measurement]) -> BTreeMap<String, Metric> {
-    let figure = |f: &dyn Fn(&Measurement) -> f64, unit: &str, better: Better| {
+    let figure = |of: &Figure, f: &dyn Fn(&Measurement) -> f64| {
         let values: Vec<f64> = reps.iter().map(|m| f(m)).collect();
-        median_interval(&values).map(|s| Metric::of_repetitions(s, unit, better))
+        let metric = Metric::of_repetitions(median_interval(&values)?, of.unit, of.better);
+        Some((of.name.to_string(), metric))
     };
-    let timed: (&str, Option<Metric>) = if arm.stage == "decode" {
-        (
-            "decode_ns_per_event",
-            figure(
-                &|m| m.seconds * 1e9 / m.events.max(1) as f64,
-                "ns/event",
-                Better::Lower,
-            ),
-        )
+    let timed = if arm.stage == DECODE {
+        figure(&DECODE_NS_PER_EVENT, &|m| {
+            m.seconds * 1e9 / m.events.max(1) as f64
+        })
     } else {
-        (
-            "pipeline_records_per_s",
-            figure(
-                &|m| m.events as f64 / m.seconds.max(f64::MIN_POSITIVE),
-                "records/s",
-                Better::Higher,
-            ),
-        )
+        figure(&PIPELINE_RECORDS_PER_S, &|m| {
+            m.events as f64 / m.seconds.max(f64::MIN_POSITIVE)
+        })
     };
     let per_counted = |count: fn(&Measurement) -> u64| {
         move |m: &Measurement| count(m) as f64 / m.counted_events.max(1) as f64
     };
-    let allocs = figure(
-        &per_counted(|m| m.allocations),
-        "allocs/event",
-        Better::Lower,
-    );
-    let bytes = figure(
-        &per_counted(|m| m.allocated_bytes),
-        "bytes/event",
-        Better::Lower,
-    );
     [
         timed,
-        ("allocs_per_event", allocs),
-        ("bytes_per_event", bytes),
+        figure(&ALLOCS_PER_EVENT, &per_counted(|m| m.allocations)),
+        figure(&BYTES_PER_EVENT, &per_counted(|m| m.allocated_bytes)),
     ]
     .into_iter()
-    .filter_map(|(name, metric)| Some((name.to_string(), metric?)))
+    .flatten()
     .collect()
 }
 
@@ -327,7 +290,10 @@ fn arm_record(header: &RecordHeader, arm: &Arm, metrics: BTreeMap<String, Metric
 
 #[cfg(test)]
 mod tests {
+    use serde::Deserialize;
+
     use super::*;
+    use crate::results::Better;
 
     fn measurement(stage: &str, decoder: &str, repetition: usize, seconds: f64) -> Measurement {
         Measurement {
@@ -388,7 +354,7 @@ mod tests {
             .iter()
             .find(|r| r.variant.stage.as_deref() == Some("decode"))
             .unwrap();
-        let ns = &decode.metrics["decode_ns_per_event"];
+        let ns = &decode.metrics[DECODE_NS_PER_EVENT.name];
         assert!((ns.value - 14.0).abs() < 1e-9, "{}", ns.value);
         let [lo, hi] = ns.ci95.unwrap();
         assert!(
@@ -396,22 +362,22 @@ mod tests {
             "{lo} {hi}"
         );
         assert_eq!(ns.n, Some(9));
-        assert_eq!(decode.metrics["allocs_per_event"].value, 13.0);
-        assert_eq!(decode.metrics["bytes_per_event"].value, 260.0);
+        assert_eq!(decode.metrics[ALLOCS_PER_EVENT.name].value, 13.0);
+        assert_eq!(decode.metrics[BYTES_PER_EVENT.name].value, 260.0);
         assert_eq!(decode.variant.events, Some(50));
         let pipeline = records
             .iter()
             .find(|r| r.variant.stage.as_deref() == Some("pipeline"))
             .unwrap();
         assert_eq!(
-            pipeline.metrics["pipeline_records_per_s"].value,
+            pipeline.metrics[PIPELINE_RECORDS_PER_S.name].value,
             2_000_000.0
         );
         assert_eq!(
-            pipeline.metrics["pipeline_records_per_s"].better,
+            pipeline.metrics[PIPELINE_RECORDS_PER_S.name].better,
             Better::Higher
         );
-        assert!(!pipeline.metrics.contains_key("decode_ns_per_event"));
+        assert!(!pipeline.metrics.contains_key(DECODE_NS_PER_EVENT.name));
         assert_eq!(pipeline.variant.format.as_deref(), Some("rowbinary"));
     }
 

@@ -3,7 +3,9 @@
 //! or two that reach each other, fail here with the path that does it; so do
 //! two files of one folder (in the suite or a crate of the workspace) that
 //! reach each other. Tests are left out: a module's checks may use what
-//! builds on it.
+//! builds on it. No Rust file, tests included, grows past
+//! [`LONGEST_FILE`] lines: a long file is split by concept before it lands
+//! (clippy's `too_many_lines` does the same for functions).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -238,6 +240,22 @@ fn crate_roots() -> Vec<PathBuf> {
     roots
 }
 
+/// The most lines a Rust file of the workspace may have.
+const LONGEST_FILE: usize = 600;
+
+/// Every `.rs` file under `dir`, its tests included, with its line count.
+fn line_counts(dir: &Path, counts: &mut Vec<(PathBuf, usize)>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            line_counts(&path, counts);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            let lines = std::fs::read_to_string(&path).unwrap().lines().count();
+            counts.push((path, lines));
+        }
+    }
+}
+
 fn src() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("src")
 }
@@ -356,4 +374,40 @@ fn a_circle_is_found_where_there_is_one() {
     let mut layered = uses.clone();
     layered.get_mut("runner").unwrap().remove("report");
     assert_eq!(circle(&layered), None);
+}
+
+#[test]
+fn no_rust_file_is_longer_than_the_longest_allowed() {
+    let workspace = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut counts = Vec::new();
+    for root in crate_roots() {
+        line_counts(&root, &mut counts);
+    }
+    line_counts(&workspace.join("tests"), &mut counts);
+    // The walk reached the suite, the crates and the tests.
+    for file in [
+        "src/main.rs",
+        "crates/rustpipe/src/main.rs",
+        "tests/layers.rs",
+    ] {
+        assert!(
+            counts.iter().any(|(path, _)| path.ends_with(file)),
+            "{file} was not counted"
+        );
+    }
+    let long: Vec<String> = counts
+        .iter()
+        .filter(|(_, lines)| *lines > LONGEST_FILE)
+        .map(|(path, lines)| {
+            format!(
+                "{} ({lines})",
+                path.strip_prefix(workspace).unwrap().display()
+            )
+        })
+        .collect();
+    assert!(
+        long.is_empty(),
+        "over {LONGEST_FILE} lines, split by concept: {}",
+        long.join(", ")
+    );
 }

@@ -4,35 +4,21 @@
 //! The workload's filter is the suite's own statement of it (health checks
 //! are dropped), so a product's filter is checked, not trusted.
 
-use base64::Engine;
-use hdrhistogram::serialization::Deserializer;
 use hdrhistogram::Histogram;
+use messages::histogram;
+use messages::insert::InsertAck;
 use serde::Deserialize;
 
 use crate::config::Delivery;
 use crate::gendata::avro::{self, AvroEncoder};
 use crate::gendata::event::{self, Event};
-use crate::gendata::schedule::Schedule;
+use crate::gendata::schedule::Pacing;
 use crate::model::sink_rows::{EventRow, RawRow};
 use crate::results::{Verification, VerificationVerdict};
 
 /// Whether the avro-etl workload makes a row of `event`.
 pub fn keeps(event: &Event) -> bool {
     event.endpoint != "/health"
-}
-
-/// One acknowledged insert, as the product logs it (BENCH_SINK_INSERT_LOG).
-#[derive(Debug, Clone, Deserialize)]
-pub struct InsertAck {
-    /// When ClickHouse acknowledged it, epoch microseconds.
-    pub ack_us: i64,
-    /// From the insert's first byte sent to its acknowledgement.
-    pub flush_us: u64,
-    pub rows: u64,
-    /// Backpressure pauses so far.
-    pub pauses: u64,
-    /// The rows' end-to-end latency in µs, HdrHistogram V2 + deflate, base64.
-    pub latency: String,
 }
 
 /// The sink's figures over the inserts acknowledged in a window.
@@ -49,11 +35,6 @@ pub struct SinkFigures {
     pub pauses: u64,
 }
 
-fn histogram() -> Histogram<u64> {
-    // 1 µs .. 1 h, 3 significant digits: the product's own bounds.
-    Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("valid histogram bounds")
-}
-
 /// The figures of the inserts acknowledged in `[start_us, end_us)`; `None`
 /// when there were none, or a latency histogram does not decode.
 pub fn sink_figures(acks: &[InsertAck], start_us: i64, end_us: i64) -> Option<SinkFigures> {
@@ -64,15 +45,11 @@ pub fn sink_figures(acks: &[InsertAck], start_us: i64, end_us: i64) -> Option<Si
     if in_window.is_empty() {
         return None;
     }
-    let mut flush = histogram();
-    let mut latency = histogram();
+    let mut flush = histogram::latency_us();
+    let mut latency = histogram::latency_us();
     for ack in &in_window {
         flush.saturating_record(ack.flush_us.max(1));
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(&ack.latency)
-            .ok()?;
-        let rows: Histogram<u64> = Deserializer::new().deserialize(&mut &bytes[..]).ok()?;
-        latency.add(rows).ok()?;
+        latency.add(histogram::decode(&ack.latency)?).ok()?;
     }
     let before = acks
         .iter()
@@ -104,8 +81,8 @@ pub struct TableExpectation {
     pub messages: u64,
     /// Messages the product committed, summed over the partitions.
     pub committed: u64,
-    /// The schedule's slots stamp the events; none when unpaced.
-    pub schedule: Option<Schedule>,
+    /// gendata's pacing: a schedule's slots stamp the events.
+    pub pacing: Pacing,
     pub delivery: Delivery,
 }
 
@@ -133,9 +110,9 @@ impl TableVerifier {
     /// The event row `seq` should be: its message's slot when paced, else
     /// the time the row carries (an unpaced run's send time is not known).
     fn expected(&self, seq: u64, row_ts_us: i64) -> Event {
-        let ts_us = match &self.expectation.schedule {
-            Some(schedule) => schedule.slot_us(seq / u64::from(self.expectation.events)),
-            None => row_ts_us,
+        let ts_us = match self.expectation.pacing {
+            Pacing::Paced(schedule) => schedule.slot_us(seq / u64::from(self.expectation.events)),
+            Pacing::Unpaced => row_ts_us,
         };
         event::generate(self.expectation.seed, seq, ts_us)
     }
@@ -309,11 +286,13 @@ impl RawVerifier {
             return;
         }
         // Paced, the datum's time is its slot; unpaced, the one it carries.
-        let ts_us = match &self.expectation.schedule {
-            Some(schedule) => Some(schedule.slot_us(row.seq)),
-            None => serde_avro_fast::from_datum_slice::<Stamps>(&row.payload, avro::schema())
-                .ok()
-                .and_then(|s| s.events.first().map(|e| e.ts_us)),
+        let ts_us = match self.expectation.pacing {
+            Pacing::Paced(schedule) => Some(schedule.slot_us(row.seq)),
+            Pacing::Unpaced => {
+                serde_avro_fast::from_datum_slice::<Stamps>(&row.payload, avro::schema())
+                    .ok()
+                    .and_then(|s| s.events.first().map(|e| e.ts_us))
+            }
         };
         let intact = ts_us.is_some_and(|ts_us| {
             self.encoder
@@ -349,7 +328,7 @@ fn matches(row: &EventRow, event: &Event) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
+    use crate::gendata::schedule::Schedule;
 
     const START: i64 = 1_700_000_000_000_000;
 
@@ -359,7 +338,7 @@ mod tests {
             events: 5,
             messages,
             committed,
-            schedule: Some(Schedule::new(START, 100)),
+            pacing: Pacing::new(START, 100),
             delivery: Delivery::AtLeastOnce,
         }
     }
@@ -476,7 +455,7 @@ mod tests {
         assert_eq!((v.expected, v.output_records), (30, 30));
         // Unpaced, the time comes from the datum itself.
         let unpaced = TableExpectation {
-            schedule: None,
+            pacing: Pacing::Unpaced,
             ..expectation(30, 30)
         };
         assert_eq!(
@@ -502,18 +481,14 @@ mod tests {
     }
 
     fn ack(ack_us: i64, flush_us: u64, pauses: u64, latencies_us: &[u64]) -> InsertAck {
-        let mut h = histogram();
+        let mut h = histogram::latency_us();
         latencies_us.iter().for_each(|&l| h.record(l).unwrap());
-        let mut bytes = Vec::new();
-        V2DeflateSerializer::new()
-            .serialize(&h, &mut bytes)
-            .unwrap();
         InsertAck {
             ack_us,
             flush_us,
             rows: latencies_us.len() as u64,
             pauses,
-            latency: base64::engine::general_purpose::STANDARD.encode(bytes),
+            latency: histogram::encode(&h).unwrap(),
         }
     }
 

@@ -21,8 +21,7 @@
 //!   quoting a millisecond from stalling on a 10 ms blip.
 
 use crate::results::{LatencySeries, Series};
-
-use super::spread;
+use crate::stats::median;
 
 /// A spike's p99 is above this many times the median interval p99...
 pub const SPIKE_FACTOR: f64 = 10.0;
@@ -69,12 +68,12 @@ pub fn find_stalls(latency: &LatencySeries, offered: &[bool]) -> Stalls {
         .windows(2)
         .map(|pair| (pair[1] - pair[0]) as f64)
         .collect();
-    let output_spacing = spread(&spacings).map_or(1.0, |s| s.median);
+    let output_spacing = median(&spacings).unwrap_or(1.0);
     let p99s: Vec<f64> = with_output
         .iter()
         .filter_map(|&i| latency.p99_ms[i])
         .collect();
-    let median_p99_ms = spread(&p99s).map(|s| s.median);
+    let median_p99_ms = median(&p99s);
     let spike_above_ms = median_p99_ms
         .filter(|_| p99s.len() >= MIN_INTERVALS_FOR_SPIKES)
         .map(|m| (SPIKE_FACTOR * m).max(m + SPIKE_MARGIN_MS));

@@ -1,5 +1,5 @@
 //! Pure analysis of what a run measured: the window's flow and regime,
-//! efficiency figures, percentiles, sanity, exact verification, and the
+//! efficiency figures, sanity, exact verification, and the
 //! judgement that turns them into a record's figures and flags. No I/O here,
 //! so all of it is unit-tested.
 
@@ -48,67 +48,9 @@ pub fn added_over_floor(product_ms: f64, floor_ms: f64) -> Option<f64> {
     (product_ms >= floor_ms).then_some(product_ms - floor_ms)
 }
 
-/// The nearest-rank percentile `q` (0..=1) of `values`; None when empty.
-pub fn percentile(values: &[f64], q: f64) -> Option<f64> {
-    if values.is_empty() {
-        return None;
-    }
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let rank = (q * sorted.len() as f64).ceil().max(1.0) as usize;
-    Some(sorted[rank.min(sorted.len()) - 1])
-}
-
-/// The arithmetic mean; None when empty.
-pub fn mean(values: &[f64]) -> Option<f64> {
-    (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
-}
-
-/// The median of repeated runs, with the spread it hides.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Spread {
-    /// The middle value (the mean of the two middle ones for an even count).
-    pub median: f64,
-    pub min: f64,
-    pub max: f64,
-    pub count: usize,
-}
-
-/// The median, min and max of `values`; None when empty.
-pub fn spread(values: &[f64]) -> Option<Spread> {
-    if values.is_empty() {
-        return None;
-    }
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let n = sorted.len();
-    let median = if n % 2 == 1 {
-        sorted[n / 2]
-    } else {
-        (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0
-    };
-    Some(Spread {
-        median,
-        min: sorted[0],
-        max: sorted[n - 1],
-        count: n,
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn spread_takes_the_middle_of_repeats() {
-        assert_eq!(spread(&[]), None);
-        let odd = spread(&[3.0, 1.0, 2.0]).unwrap();
-        assert_eq!(
-            (odd.median, odd.min, odd.max, odd.count),
-            (2.0, 1.0, 3.0, 3)
-        );
-        assert_eq!(spread(&[4.0, 1.0, 2.0, 3.0]).unwrap().median, 2.5);
-    }
 
     #[test]
     fn regime_follows_the_drift_and_tolerance() {
@@ -146,17 +88,5 @@ mod tests {
         assert_eq!(added_over_floor(25.0, 5.0), Some(20.0));
         assert_eq!(added_over_floor(5.0, 5.0), Some(0.0));
         assert_eq!(added_over_floor(4.0, 5.0), None);
-    }
-
-    #[test]
-    fn percentiles_use_the_nearest_rank() {
-        let v: Vec<f64> = (1..=20).map(f64::from).collect();
-        assert_eq!(percentile(&v, 0.95), Some(19.0));
-        assert_eq!(percentile(&v, 1.0), Some(20.0));
-        assert_eq!(percentile(&v, 0.0), Some(1.0));
-        assert_eq!(percentile(&[7.0], 0.95), Some(7.0));
-        assert_eq!(percentile(&[], 0.5), None);
-        assert_eq!(mean(&[1.0, 2.0, 6.0]), Some(3.0));
-        assert_eq!(mean(&[]), None);
     }
 }

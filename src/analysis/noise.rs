@@ -6,6 +6,7 @@
 
 use super::paired::{self, PairedFigure, RatioSummary, RoundRatio, Verdict};
 use crate::results::Better;
+use crate::stats;
 
 /// The largest change searched for, as a share: beyond it a figure's gate
 /// is called blind.
@@ -58,9 +59,8 @@ pub fn figure_noise(
 
 /// The lowest and highest of `ratios`, less 1.
 fn spread(ratios: &[f64]) -> Option<(f64, f64)> {
-    let low = ratios.iter().copied().reduce(f64::min)?;
-    let high = ratios.iter().copied().reduce(f64::max)?;
-    Some((low - 1.0, high - 1.0))
+    let spread = stats::spread(ratios)?;
+    Some((spread.min - 1.0, spread.max - 1.0))
 }
 
 /// The smallest change (a share) that, applied to every round of `figure`
@@ -129,6 +129,7 @@ mod tests {
     use super::*;
     use crate::analysis::paired::compare_figure;
     use crate::analysis::paired::{RoundPair, RunFigures};
+    use crate::results::figure::US_CPU_PER_RECORD;
     use crate::results::Metric;
     use std::collections::BTreeMap;
 
@@ -140,7 +141,7 @@ mod tests {
             .iter()
             .map(|_| {
                 BTreeMap::from([(
-                    "us_cpu_per_record".to_string(),
+                    US_CPU_PER_RECORD.name.to_string(),
                     Metric::new(10.0, "us", Better::Lower),
                 )])
             })
@@ -149,7 +150,7 @@ mod tests {
             .iter()
             .map(|r| {
                 BTreeMap::from([(
-                    "us_cpu_per_record".to_string(),
+                    US_CPU_PER_RECORD.name.to_string(),
                     Metric::new(10.0 * r, "us", Better::Lower),
                 )])
             })
@@ -170,7 +171,7 @@ mod tests {
                 },
             })
             .collect();
-        compare_figure(&pairs, "us_cpu_per_record", 0.01)
+        compare_figure(&pairs, US_CPU_PER_RECORD.name, 0.01)
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! The CPU rig's headline: how many times faster the fast-borrowed Avro
 //! decoder is than apache-owned, alone and through the whole pipeline.
 
+use crate::results::figure::{DECODE_NS_PER_EVENT, PIPELINE_RECORDS_PER_S};
 use crate::results::RigRecord;
 
 /// The two multiples the rig exists for: fast-borrowed against apache-owned,
@@ -31,8 +32,8 @@ pub fn multiples(records: &[RigRecord]) -> Multiples {
         (Some(a), Some(b)) if b > 0.0 => Some(a / b),
         _ => None,
     };
-    let decode = "decode_ns_per_event";
-    let pipeline = "pipeline_records_per_s";
+    let decode = DECODE_NS_PER_EVENT.name;
+    let pipeline = PIPELINE_RECORDS_PER_S.name;
     Multiples {
         decode: ratio(
             median_of(records, "decode", "apache-owned", decode),

@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::results::figure::{ADDED_P99_MS, FLOOR_P99_MS, LATENCY_P99_MS};
 use crate::results::{flag, Regime, RunRecord, Status};
 
 /// Why a rate was not sustained.
@@ -65,9 +66,9 @@ pub fn judge_run(record: &RunRecord, p99_bound_ms: f64) -> Outcome {
         Some(Regime::KeepUp) => {}
     }
     let metric = |name: &str| record.metrics.get(name).map(|m| m.value);
-    let added_p99 = metric("added_p99_ms").or_else(|| {
+    let added_p99 = metric(ADDED_P99_MS.name).or_else(|| {
         // The product's p99 below the floor's adds nothing over the broker.
-        match (metric("latency_p99_ms"), metric("floor_p99_ms")) {
+        match (metric(LATENCY_P99_MS.name), metric(FLOOR_P99_MS.name)) {
             (Some(product), Some(floor)) if product < floor => Some(0.0),
             _ => None,
         }
@@ -76,7 +77,7 @@ pub fn judge_run(record: &RunRecord, p99_bound_ms: f64) -> Outcome {
         Some(p99_ms) if p99_ms <= p99_bound_ms => Outcome::Sustained { p99_ms },
         Some(p99_ms) => Outcome::NotSustained(Shortfall::OverBound { p99_ms }),
         None => {
-            let why = ["added_p99_ms", "latency"]
+            let why = [ADDED_P99_MS.name, "latency"]
                 .iter()
                 .find_map(|name| record.not_applicable.get(*name))
                 .map_or("its latency was not quoted", String::as_str);
@@ -361,9 +362,10 @@ mod tests {
         .unwrap();
         record.regime = regime;
         if let Some(v) = added_p99 {
-            record
-                .metrics
-                .insert("added_p99_ms".into(), Metric::new(v, "ms", Better::Lower));
+            record.metrics.insert(
+                ADDED_P99_MS.name.into(),
+                Metric::new(v, "ms", Better::Lower),
+            );
         }
         record
     }
@@ -393,7 +395,7 @@ mod tests {
         ));
         let mut withheld = run(keep_up, None);
         withheld.not_applicable.insert(
-            "added_p99_ms".into(),
+            ADDED_P99_MS.name.into(),
             "gendata fell behind its schedule".into(),
         );
         assert_eq!(
@@ -418,7 +420,7 @@ mod tests {
     #[test]
     fn a_product_under_the_floor_adds_nothing_and_is_sustained() {
         let mut under = run(Some(Regime::KeepUp), None);
-        for (name, value) in [("latency_p99_ms", 4.0), ("floor_p99_ms", 5.0)] {
+        for (name, value) in [(LATENCY_P99_MS.name, 4.0), (FLOOR_P99_MS.name, 5.0)] {
             under
                 .metrics
                 .insert(name.into(), Metric::new(value, "ms", Better::Lower));

@@ -12,22 +12,15 @@ use crate::config::{LineBench, LineSpec, Setting, Suite, Workload};
 use crate::exit;
 use crate::model::host::HostInfo;
 use crate::report::{self, BadLines};
-use crate::results::{RunRecord, Status};
+use crate::results::figure::US_CPU_PER_RECORD;
+use crate::results::{Figure, RunRecord, Status};
 use crate::runner::{self};
 
 /// `suite compare`: the paired ratios B / A of two lines of one batch;
 /// exits [`exit::NOT_SEPARABLE`] when no figure separates them.
 pub(super) fn compare(suite: &Suite, args: CompareArgs) -> Result<i32> {
     let workload = suite.workload(&args.workload)?;
-    for spec in [&args.a, &args.b] {
-        suite.line(&spec.name, None)?;
-    }
-    if args.a == args.b {
-        anyhow::bail!(
-            "`suite compare` sets two different lines side by side; {} was given twice",
-            args.a
-        );
-    }
+    two_known_lines(suite, &args)?;
     let (a, b) = (args.a.to_string(), args.b.to_string());
     let host = HostInfo::current();
     let point_of = |spec: &LineSpec| bench_point(suite, &args, workload, &host, spec);
@@ -57,12 +50,7 @@ pub(super) fn compare(suite: &Suite, args: CompareArgs) -> Result<i32> {
             point.window_s
         );
     };
-    fn figures<'r>(runs: &[&'r RunRecord]) -> Vec<RunFigures<'r>> {
-        runs.iter()
-            .filter_map(|r| RunFigures::from_record(r))
-            .collect()
-    }
-    let (runs_a, runs_b) = (figures(&shared.a), figures(&shared.b));
+    let (runs_a, runs_b) = (run_figures(&shared.a), run_figures(&shared.b));
     let pairing = paired::pair_by_round(&runs_a, &runs_b);
     let tie_band = suite.bench.tolerances.tie_band;
     let figures = paired::compare_figures(&pairing.pairs, tie_band);
@@ -103,6 +91,27 @@ pub(super) fn compare(suite: &Suite, args: CompareArgs) -> Result<i32> {
         );
     }
     Ok(code)
+}
+
+/// Both lines are known, and they differ.
+fn two_known_lines(suite: &Suite, args: &CompareArgs) -> Result<()> {
+    for spec in [&args.a, &args.b] {
+        suite.line(&spec.name, None)?;
+    }
+    if args.a == args.b {
+        anyhow::bail!(
+            "`suite compare` sets two different lines side by side; {} was given twice",
+            args.a
+        );
+    }
+    Ok(())
+}
+
+/// The figures of the runs that have them.
+fn run_figures<'r>(runs: &[&'r RunRecord]) -> Vec<RunFigures<'r>> {
+    runs.iter()
+        .filter_map(|r| RunFigures::from_record(r))
+        .collect()
 }
 
 /// `suite compare --json`: the batch compared and its paired figures.
@@ -312,12 +321,11 @@ fn percent(share: f64) -> String {
 
 /// The label of a figure of [`paired::PAIRED_METRICS`].
 pub(super) fn paired_label(metric: &str) -> &str {
-    match metric {
-        "us_cpu_per_record" => "µs CPU/record",
-        "added_p50_ms" => "added p50",
-        "added_p99_ms" => "added p99",
-        "consumed_per_s" => "consumed/s",
-        other => other,
+    match Figure::named(metric) {
+        // The console has no unit column: the label carries the unit.
+        Some(figure) if figure.name == US_CPU_PER_RECORD.name => "µs CPU/record",
+        Some(figure) => figure.label,
+        None => metric,
     }
 }
 
@@ -375,7 +383,8 @@ fn what_exists(records: &[RunRecord], a: &str, b: &str, point: &BenchPoint<'_>) 
 mod tests {
     use super::*;
     use crate::analysis::paired::{RatioSummary, SignTest, Standing};
-    use crate::model::interval::QuotedInterval;
+    use crate::results::figure::{ADDED_P50_MS, US_CPU_PER_RECORD};
+    use crate::stats::QuotedInterval;
 
     /// A paired figure's JSON: its ratios and interval as numbers, its
     /// standing in the documented words, `regression` only from regress.
@@ -398,7 +407,7 @@ mod tests {
             },
         };
         let worse = PairedFigure {
-            metric: "us_cpu_per_record",
+            metric: US_CPU_PER_RECORD.name,
             rounds: Vec::new(),
             verdict: Verdict::Separable {
                 standing: Standing::Worse,
@@ -406,7 +415,7 @@ mod tests {
             },
         };
         let json = serde_json::to_value(FigureReport::new(&worse, None)).unwrap();
-        assert_eq!(json["figure"], "us_cpu_per_record");
+        assert_eq!(json["figure"], US_CPU_PER_RECORD.name);
         assert_eq!(json["standing"], "worse");
         assert_eq!(
             (json["n"].as_u64(), json["median_ratio"].as_f64()),
@@ -431,7 +440,7 @@ mod tests {
         assert!(json.get("regression").is_none() && json.get("reason").is_none());
 
         let not_comparable = PairedFigure {
-            metric: "added_p50_ms",
+            metric: ADDED_P50_MS.name,
             rounds: Vec::new(),
             verdict: Verdict::NotComparable {
                 reason: "round 1, A: saturated".into(),

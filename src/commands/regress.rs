@@ -276,6 +276,7 @@ impl<'a> RegressReport<'a> {
 
 #[cfg(test)]
 mod tests {
+    use crate::results::figure::US_CPU_PER_RECORD;
     use std::path::PathBuf;
 
     use super::*;
@@ -296,7 +297,7 @@ mod tests {
     fn verdict_of(current: f64, rounds: u32, failed: usize) -> RegressVerdict {
         let cpu = |v: f64| {
             BTreeMap::from([(
-                "us_cpu_per_record".to_string(),
+                US_CPU_PER_RECORD.name.to_string(),
                 Metric::new(v, "µs", Better::Lower),
             )])
         };
@@ -320,7 +321,7 @@ mod tests {
     fn the_exit_code_tells_a_regression_from_an_error() {
         let regressed = verdict_of(12.0, 5, 0);
         assert!(
-            matches!(&regressed, RegressVerdict::Regression(f) if f[0].0 == "us_cpu_per_record")
+            matches!(&regressed, RegressVerdict::Regression(f) if f[0].0 == US_CPU_PER_RECORD.name)
         );
         assert_eq!(regressed.exit_code(), exit::REGRESSION);
         assert_eq!(regressed.name(), "regression");

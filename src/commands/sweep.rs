@@ -11,6 +11,7 @@ use super::run::check_implements;
 use crate::analysis::sweep::{bracket, next_rate, rate_points, Bracket, Outcome};
 use crate::cli::{SweepArgs, DEFAULT_BISECT_STEPS};
 use crate::config::{LineRef, Suite};
+use crate::results::figure::{CONSUMED_PER_S, ROWS_PER_S_PER_CORE};
 use crate::results::{self, RunRecord, SweepKind, SweepTag};
 
 /// `suite sweep`: the grid, then (rate sweeps) the bisection, then each
@@ -302,8 +303,7 @@ fn parallelism_summary(tag: &SweepTag, lines: &[LineRef<'_>], records: &[RunReco
                     .iter()
                     .filter_map(|r| r.metrics.get(name).map(|m| m.value))
                     .collect();
-                crate::analysis::spread(&v)
-                    .map_or("—".to_string(), |s| format!("{:.0}", s.median))
+                crate::stats::median(&v).map_or("—".to_string(), |m| format!("{m:.0}"))
             };
             let regimes: Vec<&str> = at
                 .iter()
@@ -313,8 +313,8 @@ fn parallelism_summary(tag: &SweepTag, lines: &[LineRef<'_>], records: &[RunReco
                 "{:<18} {:>11} {:>12} {:>14}  {}\n",
                 line.line.name,
                 value,
-                median("consumed_per_s"),
-                median("rows_per_s_per_core"),
+                median(CONSUMED_PER_S.name),
+                median(ROWS_PER_S_PER_CORE.name),
                 regimes.join(", ")
             ));
         }

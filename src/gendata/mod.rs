@@ -28,7 +28,7 @@ pub use crate::model::gendata::GendataSummary;
 pub use event::Event;
 use keys::event_key;
 pub use keys::KeyPartitions;
-use schedule::Schedule;
+use schedule::Pacing;
 
 /// What one gendata process is to do.
 #[derive(Debug, Clone, PartialEq)]
@@ -149,16 +149,14 @@ struct DeliveryTally {
 }
 
 impl DeliveryTally {
-    fn new(start_us: i64) -> Result<DeliveryTally> {
-        // 1 us .. 1 h, 3 significant digits.
-        let lateness = Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3)?;
-        Ok(DeliveryTally {
+    fn new(start_us: i64) -> DeliveryTally {
+        DeliveryTally {
             start_us,
             window_start_us: AtomicI64::new(i64::MAX),
             acked: AtomicU64::new(0),
             failed: AtomicU64::new(0),
-            lateness: Mutex::new(lateness),
-        })
+            lateness: Mutex::new(messages::histogram::latency_us()),
+        }
     }
 
     fn lateness(&self) -> std::sync::MutexGuard<'_, Histogram<u64>> {
@@ -264,11 +262,11 @@ impl WindowAccount {
 /// Runs gendata until its window's end (or its record limit), then prints
 /// or writes its summary.
 pub fn run(plan: &GendataPlan) -> Result<()> {
-    let tally = Arc::new(DeliveryTally::new(plan.start_us)?);
+    let tally = Arc::new(DeliveryTally::new(plan.start_us));
     let producer: ThreadedProducer<TallyContext> = producer_config(&plan.bootstrap)
         .create_with_context(TallyContext(tally.clone()))
         .context("gendata: creating the producer")?;
-    let schedule = Schedule::new(plan.start_us, plan.rate);
+    let pacing = Pacing::new(plan.start_us, plan.rate);
     let mut watch = WindowWatch::new(match &plan.window_file {
         Some(file) => WindowSource::Announced(file.clone()),
         None => WindowSource::Fixed(WindowAnnouncement {
@@ -292,12 +290,15 @@ pub fn run(plan: &GendataPlan) -> Result<()> {
         if now >= stop_us {
             break;
         }
-        let due = due_within_limit(schedule.due(now), plan.max_records);
+        let due = match pacing {
+            Pacing::Paced(schedule) => schedule.due(now),
+            Pacing::Unpaced => u64::MAX,
+        };
+        let due = due_within_limit(due, plan.max_records);
         while seq < due {
-            let slot = if schedule.is_unpaced() {
-                now_us()
-            } else {
-                schedule.slot_us(seq)
+            let slot = match pacing {
+                Pacing::Paced(schedule) => schedule.slot_us(seq),
+                Pacing::Unpaced => now_us(),
             };
             if slot >= stop_us {
                 break 'outer;
@@ -308,14 +309,14 @@ pub fn run(plan: &GendataPlan) -> Result<()> {
             last_send_us = now_us();
             account.sent(seq, slot);
             seq += 1;
-            if schedule.is_unpaced() && seq.is_multiple_of(1024) {
+            if pacing == Pacing::Unpaced && seq.is_multiple_of(1024) {
                 continue 'outer;
             }
         }
         if plan.max_records.is_some_and(|limit| seq >= limit) {
             break;
         }
-        if !schedule.is_unpaced() {
+        if let Pacing::Paced(schedule) = pacing {
             // Until the window is known, wake to look for its file too.
             sleep_until_us(schedule.slot_us(seq).min(stop_us).min(watch.next_look_us()));
         }
@@ -495,7 +496,7 @@ mod tests {
     /// past the plan's bound.
     #[test]
     fn a_late_announced_window_counts_its_own_records_and_ends_gendata() {
-        let schedule = Schedule::new(1_000_000, 10);
+        let schedule = schedule::Schedule::new(1_000_000, 10);
         let mut account = WindowAccount::new(60_000_000);
         assert_eq!(account.stop_us(), 60_000_000);
         // warm-up: 3 s of records, the window not yet known

@@ -8,6 +8,7 @@ pub mod broker;
 pub mod client;
 #[cfg(test)]
 mod examples;
+pub mod figure;
 pub mod gendata;
 pub mod host;
 pub mod interval;

@@ -2,9 +2,7 @@
 //! floor as percentiles with their histograms, and how far the probe itself
 //! trailed the output.
 
-use anyhow::{Context, Result};
-use base64::Engine;
-use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
+use anyhow::{anyhow, Result};
 use hdrhistogram::Histogram;
 use serde::{Deserialize, Serialize};
 
@@ -46,10 +44,8 @@ impl LatencySummary {
     /// Percentiles of `histogram` (microseconds) in milliseconds.
     pub fn from_histogram(histogram: &Histogram<u64>) -> Result<LatencySummary> {
         let ms = |q: f64| histogram.value_at_quantile(q) as f64 / 1000.0;
-        let mut bytes = Vec::new();
-        V2DeflateSerializer::new()
-            .serialize(histogram, &mut bytes)
-            .context("probe: serializing a histogram")?;
+        let encoded = messages::histogram::encode(histogram)
+            .map_err(|err| anyhow!("probe: serializing a histogram: {err:?}"))?;
         Ok(LatencySummary {
             count: histogram.len(),
             p50_ms: ms(0.5),
@@ -57,7 +53,7 @@ impl LatencySummary {
             p99_ms: ms(0.99),
             p999_ms: ms(0.999),
             max_ms: histogram.max() as f64 / 1000.0,
-            histogram: base64::engine::general_purpose::STANDARD.encode(bytes),
+            histogram: encoded,
         })
     }
 }

@@ -23,6 +23,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use hdrhistogram::Histogram;
+use messages::histogram::latency_us;
 use rdkafka::config::ClientConfig;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::util::Timeout;
@@ -38,12 +39,6 @@ pub(super) const SAMPLE_PERIOD_US: i64 = 100_000;
 const FETCH_WAIT_US: i64 = FETCH_WAIT_MS as i64 * 1000;
 /// A read of the output's end is a broker round trip; past this it has failed.
 const QUERY_TIMEOUT: Duration = Duration::from_secs(1);
-
-/// A histogram of microseconds from 1 us to 1 h, 3 significant digits; values
-/// beyond are recorded as 1 h rather than lost.
-fn hour_histogram() -> Histogram<u64> {
-    Histogram::new_with_bounds(1, 3_600_000_000, 3).expect("1 us .. 1 h at 3 digits is valid")
-}
 
 /// One partition's end, as a read_committed reader sees it.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -123,7 +118,7 @@ pub(super) fn read_output_ends(
         .context("probe: creating the output's end reader")?;
     let mut queries = EndQueries {
         failed: 0,
-        durations: hour_histogram(),
+        durations: latency_us(),
     };
     // One untimed read before the window: connecting and finding the
     // partitions' leader are set-up, not the round trip a sample costs. A
@@ -224,7 +219,7 @@ impl LagTally {
             samples: 0,
             trailing_max: 0,
             failed: 0,
-            worth: hour_histogram(),
+            worth: latency_us(),
         }
     }
 
@@ -287,7 +282,7 @@ mod tests {
         lag.failed();
         let queries = EndQueries {
             failed: 2,
-            durations: hour_histogram(),
+            durations: latency_us(),
         };
         let s = lag.summary(&queries);
         assert_eq!(s.samples, 2);

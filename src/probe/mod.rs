@@ -47,6 +47,7 @@ use crate::clock::{now_us, sleep_until_us};
 use crate::handoff::{WindowAnnouncement, WindowSource, WindowWatch};
 pub use crate::model::probe::{LatencySummary, ProbeLag, ProbeSummary, PROBE_BEHIND_LIMIT_MS};
 use crate::results::LatencySeries;
+use crate::stats;
 use lag::{LagTally, OutputEnds};
 
 /// The line the probe prints once it reads its topics.
@@ -163,7 +164,7 @@ impl IntervalLatency {
             end_us: window.end_us,
             interval_us,
             current: 0,
-            open: new_histogram(),
+            open: stats::histogram::empty(),
             series: LatencySeries::new((interval_us / 1000) as u64),
         }
     }
@@ -213,13 +214,6 @@ impl IntervalLatency {
         self.close_until(self.intervals());
         self.series
     }
-}
-
-/// A latency histogram in microseconds, 3 significant digits.
-pub fn new_histogram() -> Histogram<u64> {
-    let mut histogram = Histogram::new(3).expect("3 significant digits is valid");
-    histogram.auto(true);
-    histogram
 }
 
 /// Consumer settings of the probe: read_committed, fetches answered within 10 ms.
@@ -344,8 +338,8 @@ pub fn run(plan: &ProbePlan) -> Result<()> {
         floor_topic: &plan.floor_topic,
         stamp_field: &plan.stamp_field,
         window: None,
-        output: new_histogram(),
-        floor: new_histogram(),
+        output: stats::histogram::empty(),
+        floor: stats::histogram::empty(),
         intervals: None,
         unreadable: 0,
     };
@@ -486,12 +480,10 @@ fn sample_lag(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use base64::Engine;
-    use hdrhistogram::serialization::Deserializer;
 
     #[test]
     fn summary_reports_percentiles_in_ms_and_keeps_the_histogram() {
-        let mut h = new_histogram();
+        let mut h = stats::histogram::empty();
         for ms in 1..=1000u64 {
             h.record(ms * 1000).unwrap();
         }
@@ -500,10 +492,7 @@ mod tests {
         assert!((s.p50_ms - 500.0).abs() < 1.0, "{}", s.p50_ms);
         assert!((s.p99_ms - 990.0).abs() < 1.0, "{}", s.p99_ms);
         assert!((s.max_ms - 1000.0).abs() < 1.0, "{}", s.max_ms);
-        let bytes = base64::engine::general_purpose::STANDARD
-            .decode(&s.histogram)
-            .unwrap();
-        let back: Histogram<u64> = Deserializer::new().deserialize(&mut &bytes[..]).unwrap();
+        let back = messages::histogram::decode(&s.histogram).unwrap();
         assert_eq!(back.len(), 1000);
         assert_eq!(back.value_at_quantile(0.5), h.value_at_quantile(0.5));
     }
@@ -567,7 +556,7 @@ mod tests {
 
     #[test]
     fn an_empty_histogram_summarises_to_zero() {
-        let s = LatencySummary::from_histogram(&new_histogram()).unwrap();
+        let s = LatencySummary::from_histogram(&stats::histogram::empty()).unwrap();
         assert_eq!((s.count, s.p50_ms, s.max_ms), (0, 0.0, 0.0));
     }
 }

@@ -184,6 +184,57 @@ impl StartPlan<'_> {
     }
 }
 
+/// The environment every member of a deployment shares: the run's, each
+/// member port and role count, and the run's log folder, made on every host
+/// (where a member keeps what its own children log, a Spark worker's
+/// executors).
+fn shared_environment(
+    deployment: &Deployment,
+    run_environment: &BTreeMap<&'static str, String>,
+    plan: &StartPlan<'_>,
+) -> Result<BTreeMap<String, String>> {
+    let ports = free_ports(deployment)?;
+    let counts = deployment.processes.iter().map(|p| {
+        let name = format!("BENCH_COUNT_{}", p.role.to_ascii_uppercase());
+        (name, p.count.to_string())
+    });
+    let log_dir = std::path::absolute(plan.log_dir)
+        .with_context(|| format!("resolving {}", plan.log_dir.display()))?;
+    for host in plan.hosts {
+        let script = format!("mkdir -p {}", quote(&log_dir.to_string_lossy()));
+        host.run(&script, "creating the run's log folder")?;
+    }
+    Ok(run_environment
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.clone()))
+        .chain(ports)
+        .chain(counts)
+        .chain([(
+            "BENCH_LOG_DIR".to_string(),
+            log_dir.to_string_lossy().into_owned(),
+        )])
+        .collect())
+}
+
+/// A member's name in progress and errors: the product's alone when it is
+/// embedded, with the member's label otherwise, and its host when remote.
+fn member_name(
+    product: &Product,
+    deployment: &str,
+    label: &str,
+    host: Option<&Arc<RemoteHost>>,
+) -> String {
+    let name = if deployment == EMBEDDED {
+        product.name.clone()
+    } else {
+        format!("{} {label}", product.name)
+    };
+    match host {
+        Some(host) => format!("{name} on {}", host.address),
+        None => name,
+    }
+}
+
 /// A product's running processes.
 pub struct Deployed {
     members: Vec<Member>,
@@ -215,30 +266,7 @@ impl Deployed {
             );
         }
         let run_environment = settings.environment()?;
-        let ports = free_ports(&deployment)?;
-        let counts = deployment.processes.iter().map(|p| {
-            let name = format!("BENCH_COUNT_{}", p.role.to_ascii_uppercase());
-            (name, p.count.to_string())
-        });
-        // The run's log folder: where a member keeps what its own children
-        // log (a Spark worker's executors).
-        let log_dir = std::path::absolute(plan.log_dir)
-            .with_context(|| format!("resolving {}", plan.log_dir.display()))?;
-        let shared: BTreeMap<String, String> = run_environment
-            .iter()
-            .map(|(k, v)| (k.to_string(), v.clone()))
-            .chain(ports)
-            .chain(counts)
-            .chain([(
-                "BENCH_LOG_DIR".to_string(),
-                log_dir.to_string_lossy().into_owned(),
-            )])
-            .collect();
-        for host in plan.hosts {
-            // A member there logs its children into the same folder.
-            let script = format!("mkdir -p {}", quote(&log_dir.to_string_lossy()));
-            host.run(&script, "creating the run's log folder")?;
-        }
+        let shared = shared_environment(&deployment, &run_environment, plan)?;
         let mut hosts = plan.hosts.iter().cycle();
         let mut members = Vec::new();
         for spec in &deployment.processes {
@@ -260,16 +288,8 @@ impl Deployed {
                 environment.extend(own.into_iter().map(|(k, v)| (k.to_string(), v)));
                 let label = member_label(&spec.role, index);
                 let host = hosts.next().cloned();
-                let mut name = if plan.deployment == EMBEDDED {
-                    product.name.clone()
-                } else {
-                    format!("{} {label}", product.name)
-                };
-                if let Some(host) = &host {
-                    name = format!("{name} on {}", host.address);
-                }
                 let launch = Launch {
-                    name,
+                    name: member_name(product, plan.deployment, &label, host.as_ref()),
                     argv,
                     dir: std::path::absolute(product.dir())
                         .with_context(|| format!("resolving {}", product.dir().display()))?,

@@ -83,7 +83,7 @@ mod tests {
 
     /// 1 to 1000 ms, one record each.
     fn uniform() -> Histogram<u64> {
-        let mut h = crate::probe::new_histogram();
+        let mut h = crate::stats::histogram::empty();
         for ms in 1..=1000u64 {
             h.record(ms * 1000).unwrap();
         }

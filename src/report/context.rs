@@ -21,7 +21,7 @@ use super::failed::failed_table;
 use super::header::{commits_of, host_label, workload_names};
 use super::latency::{latency_section, LatencySection};
 use super::lines::{group_lines, is_chaos, line_order, LineRuns, Verdict};
-use super::points::{distinct_hosts, group_points, host_suffix, PointSettings};
+use super::points::{distinct_hosts, group_points, host_suffix, PointRuns, PointSettings};
 use super::releases::releases_tables;
 use super::resources::resources_table;
 use super::sanity;
@@ -281,60 +281,12 @@ pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> Worklo
     // The iso point's name carries its host when the page has several.
     let iso_name = iso.map_or_else(|| iso_settings.label(), |p| p.name.clone());
     let (eos_cost, iso_costs) = eos_cost(suite, &order, records, &points, &page_lines);
-    let several_hosts = points
-        .iter()
-        .any(|p| !p.point.host.same_host(&points[0].point.host));
     let mut files = Vec::new();
     let all = data::workload_records(name, records.len()).map(|(file, link)| {
         files.push(file);
         link
     });
-    // A point where no run compares (only failed runs or crashes on
-    // purpose) has no figure to show: its runs are listed under sanity and
-    // failed runs, with their point.
-    let mut iso_data = None;
-    let sections: Vec<PointSection> = points
-        .iter()
-        .filter(|p| p.lines.iter().any(|l| !l.batch.is_empty()))
-        .enumerate()
-        .map(|(i, p)| {
-            let label = &p.name;
-            let mut detail = format!(
-                "{} · bench version {}",
-                p.point.settings.detail(),
-                p.point.bench_version
-            );
-            if several_hosts {
-                detail.push_str(&format!(" · host {}", host_label(&p.point.host)));
-            }
-            let id = format!("point-{}", i + 1);
-            let (file, link) = data::section_records(name, &id, &p.records);
-            files.push(file);
-            if p.is_iso() {
-                iso_data = Some(link.clone());
-            }
-            let mut charts = series_charts(&p.lines);
-            charts.extend(cdf_chart(&p.lines));
-            PointSection {
-                heading: p.heading(),
-                detail,
-                throughput: throughput_table(
-                    &format!("Throughput / efficiency · {label}"),
-                    &p.records,
-                    &p.lines,
-                    p.point.settings.beyond_capacity_by_design(),
-                ),
-                charts,
-                resources: resources_table(
-                    &format!("Resources (raw) · {label}"),
-                    &p.records,
-                    &p.lines,
-                ),
-                data: link,
-                id,
-            }
-        })
-        .collect();
+    let (sections, iso_data) = point_sections(name, &points, &mut files);
     // The latency section and the summary are the iso point's: its
     // section's records when it has one, else every record.
     let iso_data = iso_data.or_else(|| all.clone());
@@ -367,6 +319,70 @@ pub fn workload_page(suite: &Suite, name: &str, records: &[RunRecord]) -> Worklo
         failed: failed_table(records),
         commits: commits(records.iter()),
         data: PageData { all, files },
+    }
+}
+
+/// The sections of the points where some run compares, with the link to the
+/// iso point's records when it has a section. A point where no run compares
+/// (only failed runs or crashes on purpose) has no figure to show: its runs
+/// are listed under sanity and failed runs, with their point.
+fn point_sections(
+    name: &str,
+    points: &[PointRuns<'_>],
+    files: &mut Vec<RecordsFile>,
+) -> (Vec<PointSection>, Option<DataLink>) {
+    let several_hosts = points
+        .iter()
+        .any(|p| !p.point.host.same_host(&points[0].point.host));
+    let mut iso_data = None;
+    let sections = points
+        .iter()
+        .filter(|p| p.lines.iter().any(|l| !l.batch.is_empty()))
+        .enumerate()
+        .map(|(i, p)| {
+            let id = format!("point-{}", i + 1);
+            let (file, link) = data::section_records(name, &id, &p.records);
+            files.push(file);
+            if p.is_iso() {
+                iso_data = Some(link.clone());
+            }
+            point_section(p, id, link, several_hosts)
+        })
+        .collect();
+    (sections, iso_data)
+}
+
+/// One point's section: its throughput, charts and resources.
+fn point_section(
+    p: &PointRuns<'_>,
+    id: String,
+    data: DataLink,
+    several_hosts: bool,
+) -> PointSection {
+    let label = &p.name;
+    let mut detail = format!(
+        "{} · bench version {}",
+        p.point.settings.detail(),
+        p.point.bench_version
+    );
+    if several_hosts {
+        detail.push_str(&format!(" · host {}", host_label(&p.point.host)));
+    }
+    let mut charts = series_charts(&p.lines);
+    charts.extend(cdf_chart(&p.lines));
+    PointSection {
+        heading: p.heading(),
+        detail,
+        throughput: throughput_table(
+            &format!("Throughput / efficiency · {label}"),
+            &p.records,
+            &p.lines,
+            p.point.settings.beyond_capacity_by_design(),
+        ),
+        charts,
+        resources: resources_table(&format!("Resources (raw) · {label}"), &p.records, &p.lines),
+        data,
+        id,
     }
 }
 

@@ -12,9 +12,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
+use messages::histogram::decode as decode_histogram;
 use serde::Serialize;
 
-use super::histograms::decode_histogram;
 use super::table::Link;
 use crate::results::{RunRecord, RIG_FILE};
 

@@ -8,9 +8,9 @@ use std::fmt::Write;
 
 use anyhow::{Context, Result};
 use hdrhistogram::Histogram;
+use messages::histogram::decode as decode_histogram;
 use serde::{Deserialize, Serialize};
 
-use super::histograms::decode_histogram;
 use super::points::BenchPoint;
 use super::table::{Cell, Table};
 use super::WorkloadPage;
@@ -266,10 +266,47 @@ pub fn markdown(page: &WorkloadPage) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::figures::{format_of, metric_cell, metric_column};
+    use crate::report::table::display_unit;
+    use crate::results::figure;
+
+    #[test]
+    fn a_defined_figure_on_a_record_is_a_csv_row_and_a_page_cell() {
+        let mut record = crate::report::fixture_record();
+        record.metrics.clear();
+        record.not_applicable.clear();
+        let value = |i: usize| i as f64 + 0.5;
+        for (i, figure) in figure::ALL.iter().enumerate() {
+            record
+                .metrics
+                .insert(figure.name.into(), figure.metric(value(i)));
+        }
+        let csv = csv(&figure_rows(std::slice::from_ref(&record))).unwrap();
+        let runs = [&record];
+        for (i, figure) in figure::ALL.iter().enumerate() {
+            let better = serde_json::to_value(figure.better).unwrap();
+            let row = format!(
+                ",{},{},{},{}",
+                figure.name,
+                value(i),
+                figure.unit,
+                better.as_str().unwrap()
+            );
+            assert!(
+                csv.lines().any(|line| line.ends_with(&row)),
+                "no CSV row ends with {row}"
+            );
+            let cell = metric_cell(&runs, figure);
+            assert_eq!(cell.text, format_of(figure)(value(i)), "{}", figure.name);
+            let column = metric_column(&runs, figure.label, figure);
+            assert_eq!(column.label, figure.label);
+            assert_eq!(column.unit, display_unit(figure.unit), "{}", figure.name);
+        }
+    }
 
     #[test]
     fn percentile_distribution_has_hdrhistograms_shape() {
-        let mut h = crate::probe::new_histogram();
+        let mut h = crate::stats::histogram::empty();
         for v in 1..=1000u64 {
             h.record(v * 1000).unwrap();
         }

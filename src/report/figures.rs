@@ -6,23 +6,23 @@
 
 use super::lines::LineRuns;
 use super::table::{display_unit, fixed, signed_percent, Cell, Column};
-use crate::analysis::{spread, Spread};
-use crate::model::interval::{median_interval_any_n, QuotedInterval};
-use crate::results::{Better, Metric, RunRecord};
+use crate::results::{Better, Figure, Format, Metric, RunRecord};
+use crate::stats::{median_interval_any_n, QuotedInterval};
+use crate::stats::{spread, Spread};
 
 /// The CSS class of a figure from one run: drawn lighter.
 pub(super) const SINGLE_RUN: &str = "single";
 
-/// Figure `name` of every run of `runs` that has it.
-pub(super) fn values(runs: &[&RunRecord], name: &str) -> Vec<f64> {
+/// `figure` of every run of `runs` that has it.
+pub(super) fn values(runs: &[&RunRecord], figure: &Figure) -> Vec<f64> {
     runs.iter()
-        .filter_map(|r| r.metrics.get(name).map(|m| m.value))
+        .filter_map(|r| r.metrics.get(figure.name).map(|m| m.value))
         .collect()
 }
 
-/// Figure `name` over `runs`: the median of the runs that have it, and its spread.
-pub(super) fn figure(runs: &[&RunRecord], name: &str) -> Option<Spread> {
-    spread(&values(runs, name))
+/// `of` over `runs`: the median of the runs that have it, and its spread.
+pub(super) fn figure(runs: &[&RunRecord], of: &Figure) -> Option<Spread> {
+    spread(&values(runs, of))
 }
 
 /// A coverage as the page writes it: `75 %`, `87.5 %`, `93.75 %`, `95 %`.
@@ -107,14 +107,15 @@ pub(super) fn repeats_cell(values: &[f64], format: fn(f64) -> String) -> Option<
     Some(cell)
 }
 
-/// How figure `name` is written: the same decimals for every row of a column.
-pub(super) fn format_of(name: &str) -> fn(f64) -> String {
-    match name {
-        "lag_drift" => signed_percent,
-        "us_cpu_per_record" => |v| fixed(v, 2),
-        "extra_records_per_record" => |v| fixed(v, 3),
-        n if n.ends_with("_ms") || n.ends_with("_pct") || n.ends_with("_mb") => |v| fixed(v, 1),
-        _ => |v| fixed(v, 0),
+/// How `figure` is written: the same decimals for every row of a column.
+pub(super) fn format_of(figure: &Figure) -> fn(f64) -> String {
+    match figure.format {
+        Format::SignedPercent => signed_percent,
+        Format::Decimals(0) => |v| fixed(v, 0),
+        Format::Decimals(1) => |v| fixed(v, 1),
+        Format::Decimals(2) => |v| fixed(v, 2),
+        // The definition writes no figure with more than three.
+        Format::Decimals(_) => |v| fixed(v, 3),
     }
 }
 
@@ -152,12 +153,12 @@ pub(super) fn n_cell(runs: &[&RunRecord]) -> Cell {
 
 /// When a line has older batches at a point: a note naming the newest
 /// batch (the one shown) and giving the spread of the older batches'
-/// medians of `figures` (label, name), each over the runs `pick` keeps.
+/// medians of `figures` (label, figure), each over the runs `pick` keeps.
 /// None for a line with one batch here.
 pub(super) fn older_batches_note<'a>(
     line: &LineRuns<'a>,
     pick: &dyn Fn(&[&'a RunRecord]) -> Vec<&'a RunRecord>,
-    figures: &[(&str, &str)],
+    figures: &[(&str, &Figure)],
 ) -> Option<String> {
     let older = line.older_batches();
     let newest = line.batch.last()?;
@@ -170,15 +171,15 @@ pub(super) fn older_batches_note<'a>(
         .filter(|b| !b.is_empty())
         .collect();
     let mut parts = Vec::new();
-    for (label, name) in figures {
+    for (label, of) in figures {
         let medians: Vec<f64> = picked
             .iter()
-            .filter_map(|b| figure(b, name).map(|f| f.median))
+            .filter_map(|b| figure(b, of).map(|f| f.median))
             .collect();
         let Some(range) = spread(&medians) else {
             continue;
         };
-        let format = format_of(name);
+        let format = format_of(of);
         let text = if range.min == range.max {
             format(range.min)
         } else {
@@ -188,7 +189,7 @@ pub(super) fn older_batches_note<'a>(
         let unit = line
             .batch
             .iter()
-            .find_map(|r| r.metrics.get(*name))
+            .find_map(|r| r.metrics.get(of.name))
             .map(|m| display_unit(&m.unit))
             .filter(|u| !u.contains('/'))
             .map_or_else(String::new, |u| format!(" {u}"));
@@ -223,11 +224,12 @@ pub(super) fn older_batches_note<'a>(
     Some(note)
 }
 
-/// The cell of figure `name` over `runs`: the median, or why it is absent.
-pub(super) fn metric_cell(runs: &[&RunRecord], name: &str) -> Cell {
-    if let Some(cell) = repeats_cell(&values(runs, name), format_of(name)) {
+/// The cell of `figure` over `runs`: the median, or why it is absent.
+pub(super) fn metric_cell(runs: &[&RunRecord], figure: &Figure) -> Cell {
+    if let Some(cell) = repeats_cell(&values(runs, figure), format_of(figure)) {
         return cell;
     }
+    let name = figure.name;
     let reason = runs.iter().rev().find_map(|r| {
         r.not_applicable.get(name).or_else(|| {
             name.starts_with("latency_")
@@ -241,9 +243,13 @@ pub(super) fn metric_cell(runs: &[&RunRecord], name: &str) -> Cell {
     }
 }
 
-/// A column of figure `name`, its unit and direction read from the records.
-pub(super) fn metric_column(records: &[&RunRecord], label: &str, name: &str) -> Column {
-    column_of(label, records.iter().find_map(|r| r.metrics.get(name)))
+/// A column of `figure` labelled `label`, its unit and direction read from
+/// the records.
+pub(super) fn metric_column(records: &[&RunRecord], label: &str, figure: &Figure) -> Column {
+    column_of(
+        label,
+        records.iter().find_map(|r| r.metrics.get(figure.name)),
+    )
 }
 
 /// A column labelled `label` with the unit and direction of `metric`.
@@ -261,26 +267,34 @@ pub(super) fn column_of(label: &str, metric: Option<&Metric>) -> Column {
     }
 }
 
-/// Which way figure `name` is better, from the records (lower when unknown).
-pub(super) fn better_of(records: &[&RunRecord], name: &str) -> Better {
+/// Which way `figure` is better, from the records (lower when unknown).
+pub(super) fn better_of(records: &[&RunRecord], figure: &Figure) -> Better {
     records
         .iter()
-        .find_map(|r| r.metrics.get(name))
+        .find_map(|r| r.metrics.get(figure.name))
         .map_or(Better::Lower, |m| m.better)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::results::figure::{
+        self, CONSUMED_PER_S, CPU_AVG_PCT, EXTRA_RECORDS_PER_RECORD, LAG_DRIFT, LATENCY_P50_MS,
+        US_CPU_PER_RECORD,
+    };
 
     #[test]
     fn a_column_keeps_its_decimals() {
-        assert_eq!(format_of("latency_p50_ms")(131.94), "131.9");
-        assert_eq!(format_of("latency_p50_ms")(1552.9), "1,552.9");
-        assert_eq!(format_of("latency_p50_ms")(12.0), "12.0");
-        assert_eq!(format_of("us_cpu_per_record")(5.0), "5.00");
-        assert_eq!(format_of("consumed_per_s")(19782.4), "19,782");
-        assert_eq!(format_of("lag_drift")(-0.00001), "+0.0 %");
+        assert_eq!(format_of(&LATENCY_P50_MS)(131.94), "131.9");
+        assert_eq!(format_of(&LATENCY_P50_MS)(1552.9), "1,552.9");
+        assert_eq!(format_of(&LATENCY_P50_MS)(12.0), "12.0");
+        assert_eq!(format_of(&US_CPU_PER_RECORD)(5.0), "5.00");
+        assert_eq!(format_of(&CONSUMED_PER_S)(19782.4), "19,782");
+        assert_eq!(format_of(&LAG_DRIFT)(-0.00001), "+0.0 %");
+        assert_eq!(format_of(&EXTRA_RECORDS_PER_RECORD)(0.01234), "0.012");
+        assert!(figure::ALL
+            .iter()
+            .all(|f| matches!(f.format, Format::SignedPercent | Format::Decimals(0..=3))));
     }
 
     fn one_decimal(v: f64) -> String {
@@ -351,7 +365,7 @@ mod tests {
             ("single run", SINGLE_RUN)
         );
         assert_eq!(n_cell(&[&run, &run, &run]).text, "3");
-        assert_eq!(metric_cell(&[&run], "cpu_avg_pct").class, SINGLE_RUN);
+        assert_eq!(metric_cell(&[&run], &CPU_AVG_PCT).class, SINGLE_RUN);
     }
 
     #[test]

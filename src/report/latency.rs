@@ -18,7 +18,11 @@ use super::points::PointRuns;
 use super::svg::{self, Curve, XAxis};
 use super::table::{colour_column, Cell, Column, Row, Table};
 use crate::config::Delivery;
-use crate::results::{Regime, RunRecord};
+use crate::results::figure::{
+    ADDED_P50_MS, ADDED_P99_MS, FLOOR_P50_MS, FLOOR_P99_MS, LATENCY_COUNT, LATENCY_MAX_MS,
+    LATENCY_P50_MS, LATENCY_P90_MS, LATENCY_P999_MS, LATENCY_P99_MS,
+};
+use crate::results::{Figure, Regime, RunRecord};
 
 /// The latency section of a page.
 #[derive(Debug, Serialize)]
@@ -37,12 +41,12 @@ pub struct LatencySection {
     pub data: Option<DataLink>,
 }
 
-const PERCENTILES: [(&str, &str); 5] = [
-    ("p50", "latency_p50_ms"),
-    ("p90", "latency_p90_ms"),
-    ("p99", "latency_p99_ms"),
-    ("p99.9", "latency_p999_ms"),
-    ("max", "latency_max_ms"),
+const PERCENTILES: [(&str, &Figure); 5] = [
+    ("p50", &LATENCY_P50_MS),
+    ("p90", &LATENCY_P90_MS),
+    ("p99", &LATENCY_P99_MS),
+    ("p99.9", &LATENCY_P999_MS),
+    ("max", &LATENCY_MAX_MS),
 ];
 
 /// The section at `iso` (None: no run at the iso point yet); `iso_label` and
@@ -81,13 +85,13 @@ fn latency_table(title: &str, records: &[&RunRecord], lines: &[&LineRuns<'_>]) -
             .iter()
             .map(|(label, name)| metric_column(records, label, name)),
     );
-    columns.push(metric_column(records, "records", "latency_count"));
+    columns.push(metric_column(records, "records", &LATENCY_COUNT));
     columns.push(metric_column(
         records,
         "setup floor p50 / p99",
-        "floor_p50_ms",
+        &FLOOR_P50_MS,
     ));
-    columns.push(metric_column(records, "added p50 / p99", "added_p50_ms"));
+    columns.push(metric_column(records, "added p50 / p99", &ADDED_P50_MS));
     let mut table = Table::new(title, columns);
     let mut values: Vec<Vec<Option<f64>>> = vec![Vec::new(); PERCENTILES.len()];
     let mut leaders = Vec::new();
@@ -104,9 +108,9 @@ fn latency_table(title: &str, records: &[&RunRecord], lines: &[&LineRuns<'_>]) -
             line,
             &|runs| latency_runs_of(runs),
             &[
-                ("p50", "latency_p50_ms"),
-                ("p99", "latency_p99_ms"),
-                ("added p50", "added_p50_ms"),
+                ("p50", &LATENCY_P50_MS),
+                ("p99", &LATENCY_P99_MS),
+                ("added p50", &ADDED_P50_MS),
             ],
         ));
         for (i, (_, name)) in PERCENTILES.iter().enumerate() {
@@ -165,21 +169,21 @@ fn latency_row(line: &LineRuns<'_>, runs: &[&RunRecord], leads: bool) -> Row {
     }
     row.set(
         "records",
-        metric_cell(runs, "latency_count").without_interval(),
+        metric_cell(runs, &LATENCY_COUNT).without_interval(),
     )
     .set(
         "setup floor p50 / p99",
         Cell::pair(
-            metric_cell(runs, "floor_p50_ms"),
-            metric_cell(runs, "floor_p99_ms"),
+            metric_cell(runs, &FLOOR_P50_MS),
+            metric_cell(runs, &FLOOR_P99_MS),
         )
         .without_interval(),
     )
     .set(
         "added p50 / p99",
         Cell::pair(
-            metric_cell(runs, "added_p50_ms"),
-            metric_cell(runs, "added_p99_ms"),
+            metric_cell(runs, &ADDED_P50_MS),
+            metric_cell(runs, &ADDED_P99_MS),
         ),
     )
 }
@@ -200,7 +204,7 @@ fn latency_chart(records: &[&RunRecord], lines: &[LineRuns<'_>]) -> Option<Chart
     }
     let unit = records
         .iter()
-        .find_map(|r| r.metrics.get("latency_p50_ms"))
+        .find_map(|r| r.metrics.get(LATENCY_P50_MS.name))
         .map_or("ms".to_string(), |m| m.unit.clone());
     let y_label = format!("latency ({unit})");
     Some(Chart {
@@ -249,19 +253,13 @@ mod tests {
     /// merges: no line drops out of the chart.
     #[test]
     fn repeats_merge_whatever_their_ranges() {
-        use base64::Engine;
-        use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
         let record = |max_ms: u64| {
-            let mut h = crate::probe::new_histogram();
+            let mut h = crate::stats::histogram::empty();
             for ms in 1..=max_ms {
                 h.record(ms * 1000).unwrap();
             }
-            let mut bytes = Vec::new();
-            V2DeflateSerializer::new()
-                .serialize(&h, &mut bytes)
-                .unwrap();
             let mut r = crate::report::fixture_record();
-            r.latency_histogram = Some(base64::engine::general_purpose::STANDARD.encode(bytes));
+            r.latency_histogram = Some(messages::histogram::encode(&h).unwrap());
             r
         };
         let (small, large) = (record(20), record(50_000));

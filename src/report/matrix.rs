@@ -13,15 +13,16 @@ use super::header::workload_names;
 use super::lines::{efficiency_runs, line_order};
 use super::points::group_points;
 use super::table::{display_unit, Cell, Column, Row, Table};
-use crate::analysis::spread;
 use crate::config::Suite;
-use crate::model::interval::median_interval_any_n;
+use crate::results::figure::{ADDED_P50_MS, US_CPU_PER_RECORD};
 use crate::results::Regime;
-use crate::results::RunRecord;
+use crate::results::{Figure, RunRecord};
+use crate::stats::median_interval_any_n;
+use crate::stats::spread;
 use crate::workloads;
 
 /// What a workload's cell shows when its implementation is unknown.
-const HEADLINE: [&str; 2] = ["added_p50_ms", "us_cpu_per_record"];
+const HEADLINE: [&Figure; 2] = [&ADDED_P50_MS, &US_CPU_PER_RECORD];
 
 pub(super) fn matrix(suite: &Suite, results: &BTreeMap<String, Vec<RunRecord>>) -> Table {
     let names = workload_names(suite, results);
@@ -84,9 +85,9 @@ fn workload_cells(suite: &Suite, workload: &str, records: &[RunRecord]) -> BTree
         let mut parts = Vec::new();
         let mut intervals = Vec::new();
         let mut n = 0;
-        for name in headline {
-            let values = values(&runs, name);
-            let format = format_of(name);
+        for figure in headline {
+            let values = values(&runs, figure);
+            let format = format_of(figure);
             let Some(median) = spread(&values) else {
                 parts.push("—".to_string());
                 continue;
@@ -94,7 +95,7 @@ fn workload_cells(suite: &Suite, workload: &str, records: &[RunRecord]) -> BTree
             n = n.max(median.count);
             let unit = runs
                 .iter()
-                .find_map(|r| r.metrics.get(name))
+                .find_map(|r| r.metrics.get(figure.name))
                 .map(|m| display_unit(&m.unit))
                 .unwrap_or_default();
             parts.push(format!("{} {unit}", format(median.median)));
@@ -107,7 +108,7 @@ fn workload_cells(suite: &Suite, workload: &str, records: &[RunRecord]) -> BTree
         }
         let mut cell = Cell::text(parts.join(" · ")).with_title(format!(
             "{}: median of {} run(s) of the newest batch at {}; newest {newest}",
-            headline.join(", "),
+            headline.map(|f| f.name).join(", "),
             runs.len(),
             point.name
         ));

@@ -9,6 +9,9 @@ use super::lines::comparable;
 use super::points::PointRuns;
 use super::table::{date_time, signed_percent, Cell, Column, Row, Table};
 use crate::analysis::paired::{self, PairedFigure, RoundPair, RunFigures, Verdict};
+use crate::results::figure::{
+    ADDED_P50_MS, ADDED_P99_MS, CONSUMED_PER_S, DRAIN_CAPACITY_PER_S, US_CPU_PER_RECORD,
+};
 use crate::results::{Better, Regime, RunRecord};
 
 /// A change worse than this share at the median, in every round, is
@@ -21,9 +24,9 @@ const TIE_BAND: f64 = 0.01;
 
 /// The paired figures of a check, each with its column.
 const FIGURES: [(Figure, &str); 4] = [
-    (Figure::Metric("added_p50_ms"), "Δ added p50"),
-    (Figure::Metric("added_p99_ms"), "Δ added p99"),
-    (Figure::Metric("us_cpu_per_record"), "Δ CPU / record"),
+    (Figure::Metric(ADDED_P50_MS.name), "Δ added p50"),
+    (Figure::Metric(ADDED_P99_MS.name), "Δ added p99"),
+    (Figure::Metric(US_CPU_PER_RECORD.name), "Δ CPU / record"),
     (Figure::Capacity, "Δ capacity"),
 ];
 
@@ -65,7 +68,7 @@ impl Check<'_> {
 
 /// Where a capacity comes from: a drain run's read capacity, or what a
 /// saturated run consumed.
-const CAPACITY_METRICS: [&str; 2] = ["drain_capacity_per_s", "consumed_per_s"];
+const CAPACITY_METRICS: [&str; 2] = [DRAIN_CAPACITY_PER_S.name, CONSUMED_PER_S.name];
 
 /// Every check among `records` (one point's runs): per line and batch, the
 /// first entry against each later one.
@@ -114,10 +117,10 @@ fn check<'a>(baseline: &[&'a RunRecord], current: &[&'a RunRecord]) -> Check<'a>
     let (a, b) = (figures_of(baseline), figures_of(current));
     let pairing = paired::pair_by_round(&a, &b);
     let both = || baseline.iter().chain(current);
-    let capacity = if both().all(|r| r.metrics.contains_key("drain_capacity_per_s")) {
-        Some("drain_capacity_per_s")
+    let capacity = if both().all(|r| r.metrics.contains_key(DRAIN_CAPACITY_PER_S.name)) {
+        Some(DRAIN_CAPACITY_PER_S.name)
     } else if both().all(|r| r.regime == Some(Regime::Saturated)) {
-        Some("consumed_per_s")
+        Some(CONSUMED_PER_S.name)
     } else {
         None
     };

@@ -7,14 +7,16 @@ use std::collections::BTreeSet;
 use super::figures::{metric_cell, metric_column, n_cell, n_column};
 use super::lines::LineRuns;
 use super::table::{Cell, Column, Row, Table};
-use crate::results::RunRecord;
+use crate::results::figure::{CPU_AVG_PCT, CPU_P95_PCT, MEM_AVG_MB, MEM_MAX_MB, SAMPLES};
+use crate::results::{Figure, RunRecord};
 
-const FIGURES: [(&str, &str); 5] = [
-    ("cpu_avg", "cpu_avg_pct"),
-    ("cpu_p95", "cpu_p95_pct"),
-    ("mem_avg", "mem_avg_mb"),
-    ("mem_max", "mem_max_mb"),
-    ("samples", "samples"),
+/// The figures in column order, each headed by its label.
+const FIGURES: [&Figure; 5] = [
+    &CPU_AVG_PCT,
+    &CPU_P95_PCT,
+    &MEM_AVG_MB,
+    &MEM_MAX_MB,
+    &SAMPLES,
 ];
 
 pub(super) fn resources_table(
@@ -26,7 +28,7 @@ pub(super) fn resources_table(
     columns.extend(
         FIGURES
             .iter()
-            .map(|(label, name)| metric_column(records, label, name)),
+            .map(|figure| metric_column(records, figure.label, figure)),
     );
     columns.push(Column::plain("instrument"));
     // Records from before the count was kept have none: no column of blanks.
@@ -39,9 +41,10 @@ pub(super) fn resources_table(
         let mut row = Row::new()
             .set("line", Cell::text(line.label()))
             .set("n", n_cell(&line.batch));
-        for (label, name) in FIGURES {
+        for figure in FIGURES {
             // Raw figures: their intervals on hover.
-            row = row.set(label, metric_cell(&line.batch, name).without_interval());
+            let cell = metric_cell(&line.batch, figure).without_interval();
+            row = row.set(figure.label, cell);
         }
         let instruments: BTreeSet<String> = line
             .batch

@@ -14,9 +14,10 @@ use super::histograms::latency_runs;
 use super::lines::{efficiency_runs, may_lead, LineRuns, NEVER_LEADS};
 use super::points::PointRuns;
 use super::table::display_unit;
-use crate::analysis::spread;
 use crate::config::Delivery;
-use crate::results::RunRecord;
+use crate::results::figure::{ADDED_P50_MS, US_CPU_PER_RECORD};
+use crate::results::{Figure, RunRecord};
+use crate::stats::spread;
 
 /// The fewest runs (rounds) a figure of the summary is the median of.
 pub(super) const MIN_RUNS: usize = 3;
@@ -70,13 +71,13 @@ pub(super) fn summary(
             items.push(best(
                 "best exactly-once line by added p50",
                 &eos,
-                "added_p50_ms",
+                &ADDED_P50_MS,
                 &|l| latency_runs(l),
             ));
             items.push(best(
                 "best exactly-once line by CPU / record",
                 &eos,
-                "us_cpu_per_record",
+                &US_CPU_PER_RECORD,
                 &|l| efficiency_runs(&l.batch, by_design),
             ));
         }
@@ -127,14 +128,14 @@ pub(super) fn summary(
 fn best<'a>(
     label: &str,
     lines: &[&LineRuns<'a>],
-    name: &str,
+    figure: &Figure,
     runs: &dyn Fn(&LineRuns<'a>) -> Vec<&'a RunRecord>,
 ) -> SummaryItem {
     let measured_lines: Vec<(&LineRuns<'_>, Vec<&RunRecord>, Vec<f64>)> = lines
         .iter()
         .map(|l| {
             let r = runs(l);
-            let v = values(&r, name);
+            let v = values(&r, figure);
             (*l, r, v)
         })
         .filter(|(_, _, v)| !v.is_empty())
@@ -173,7 +174,7 @@ fn best<'a>(
     let unit = line
         .batch
         .iter()
-        .find_map(|r| r.metrics.get(name))
+        .find_map(|r| r.metrics.get(figure.name))
         .map(|m| display_unit(&m.unit))
         .unwrap_or_default();
     let batches: Vec<&str> = ranked
@@ -187,7 +188,7 @@ fn best<'a>(
     } else {
         "separately"
     };
-    let format = format_of(name);
+    let format = format_of(figure);
     SummaryItem {
         label: label.to_string(),
         value: format!("{}: {} {unit}", line.label(), format(*value)),
@@ -213,7 +214,7 @@ mod tests {
         r.round = Some(round);
         r.started_at = format!("2026-11-30T07:0{round}:00Z");
         r.metrics.insert(
-            "added_p50_ms".into(),
+            ADDED_P50_MS.name.into(),
             Metric::new(added_p50, "ms", crate::results::Better::Lower),
         );
         r

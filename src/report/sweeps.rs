@@ -13,9 +13,10 @@ use super::header::host_label;
 use super::lines::is_chaos;
 use super::svg::{self, Curve, Mark, SeriesStyle};
 use super::table::{date_time, fixed, grouped, Cell, Column, Row, Table};
-use crate::analysis::spread;
 use crate::analysis::sweep::{bracket, rate_points, Outcome, RatePoint};
-use crate::results::{RunRecord, SweepKind};
+use crate::results::figure::{ADDED_P50_MS, ADDED_P99_MS, CONSUMED_PER_S, ROWS_PER_S_PER_CORE};
+use crate::results::{Figure, RunRecord, SweepKind};
+use crate::stats::median;
 
 /// One sweep's section.
 #[derive(Debug, Serialize)]
@@ -144,17 +145,17 @@ fn section(
     }
 }
 
-/// The median of figure `name` over the runs of `runs` that have it.
-fn median_of(runs: &[&RunRecord], name: &str) -> Option<f64> {
+/// The median of `figure` over the runs of `runs` that have it.
+fn median_of(runs: &[&RunRecord], figure: &Figure) -> Option<f64> {
     let values: Vec<f64> = runs
         .iter()
-        .filter_map(|r| r.metrics.get(name).map(|m| m.value))
+        .filter_map(|r| r.metrics.get(figure.name).map(|m| m.value))
         .collect();
-    spread(&values).map(|s| s.median)
+    median(&values)
 }
 
-/// A line's curve of figure `name`, the median at each value of `x`.
-fn curve_of(line: &SweepLine<'_>, x: fn(&RunRecord) -> f64, name: &str) -> Option<Curve> {
+/// A line's curve of `figure`, the median at each value of `x`.
+fn curve_of(line: &SweepLine<'_>, x: fn(&RunRecord) -> f64, figure: &Figure) -> Option<Curve> {
     let mut by_x: BTreeMap<u64, (f64, Vec<&RunRecord>)> = BTreeMap::new();
     for run in &line.runs {
         let value = x(run);
@@ -165,7 +166,7 @@ fn curve_of(line: &SweepLine<'_>, x: fn(&RunRecord) -> f64, name: &str) -> Optio
     }
     let mut points: Vec<(f64, f64)> = by_x
         .into_values()
-        .filter_map(|(x, runs)| median_of(&runs, name).map(|y| (x, y)))
+        .filter_map(|(x, runs)| median_of(&runs, figure).map(|y| (x, y)))
         .collect();
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
     (!points.is_empty()).then(|| Curve {
@@ -191,33 +192,25 @@ fn rate_charts(lines: &[SweepLine<'_>], bound: f64) -> Vec<Chart> {
         })
         .collect();
     let mut charts = Vec::new();
-    for (title, figure, name) in [
-        (
-            "added p50 against offered rate",
-            "added p50",
-            "added_p50_ms",
-        ),
-        (
-            "added p99 against offered rate",
-            "added p99",
-            "added_p99_ms",
-        ),
+    for (title, of) in [
+        ("added p50 against offered rate", &ADDED_P50_MS),
+        ("added p99 against offered rate", &ADDED_P99_MS),
     ] {
         let curves: Vec<Curve> = lines
             .iter()
-            .filter_map(|l| curve_of(l, |r| r.config.rate as f64, name))
+            .filter_map(|l| curve_of(l, |r| r.config.rate as f64, of))
             .collect();
         if curves.is_empty() {
             continue;
         }
         let mut marks = stops.clone();
-        if name == "added_p99_ms" {
+        if *of == ADDED_P99_MS {
             marks.push(Mark::AtY {
                 y: bound,
                 label: format!("bound {} ms", fixed(bound, 0)),
             });
         }
-        let y_label = format!("{figure} (ms, log)");
+        let y_label = format!("{} (ms, log)", of.label);
         charts.push(Chart {
             title: title.to_string(),
             svg: svg::points_chart(&curves, &marks, x_label, &y_label, true, svg::WIDE),
@@ -339,12 +332,12 @@ fn parallelism_charts(lines: &[SweepLine<'_>]) -> Vec<Chart> {
     for (title, name, unit) in [
         (
             "capacity against parallelism",
-            "consumed_per_s",
+            &CONSUMED_PER_S,
             "consumed/s (records/s)",
         ),
         (
             "efficiency against parallelism",
-            "rows_per_s_per_core",
+            &ROWS_PER_S_PER_CORE,
             "records per core-second",
         ),
     ] {
@@ -402,8 +395,8 @@ fn parallelism_table(lines: &[SweepLine<'_>]) -> Table {
                 .filter(|r| r.config.parallelism == value)
                 .copied()
                 .collect();
-            let figure = |name: &str| {
-                median_of(&at, name).map_or_else(Cell::missing, |v| Cell::text(grouped(v as i64)))
+            let figure = |of: &Figure| {
+                median_of(&at, of).map_or_else(Cell::missing, |v| Cell::text(grouped(v as i64)))
             };
             let mut regimes: Vec<&str> = at
                 .iter()
@@ -415,9 +408,9 @@ fn parallelism_table(lines: &[SweepLine<'_>]) -> Table {
                 Row::new()
                     .set("line", Cell::text(&line.name))
                     .set("parallelism", Cell::text(value.to_string()))
-                    .set("consumed/s", figure("consumed_per_s"))
+                    .set("consumed/s", figure(&CONSUMED_PER_S))
                     .set("regime", Cell::text(regimes.join(", ")))
-                    .set("rows/s per core", figure("rows_per_s_per_core"))
+                    .set("rows/s per core", figure(&ROWS_PER_S_PER_CORE))
                     .set("runs", Cell::text(at.len().to_string())),
             );
         }
@@ -439,7 +432,7 @@ fn parallelism_table(lines: &[SweepLine<'_>]) -> Table {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::{Better, Metric, Regime, SweepTag};
+    use crate::results::{Regime, SweepTag};
 
     fn run(line: &str, rate: u64, regime: Regime, p99: Option<f64>) -> RunRecord {
         let mut r = crate::report::fixture_record();
@@ -457,9 +450,8 @@ mod tests {
             bisect_step: None,
         });
         if let Some(p99) = p99 {
-            for (name, v) in [("added_p50_ms", p99 / 2.0), ("added_p99_ms", p99)] {
-                r.metrics
-                    .insert(name.into(), Metric::new(v, "ms", Better::Lower));
+            for (figure, v) in [(&ADDED_P50_MS, p99 / 2.0), (&ADDED_P99_MS, p99)] {
+                r.metrics.insert(figure.name.into(), figure.metric(v));
             }
         }
         r

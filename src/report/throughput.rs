@@ -12,33 +12,34 @@ use super::figures::{
     values,
 };
 use super::lines::{efficiency_runs, LineRuns};
-use super::table::{date_time, signed_percent, Cell, Column, Row, Table};
-use crate::results::{Regime, RunRecord};
+use super::table::{date_time, Cell, Column, Row, Table};
+use crate::results::figure::{
+    CONSUMED_PER_S, CPU_AVG_PCT, DRAIN_CAPACITY_PER_S, EXTRA_RECORDS_PER_RECORD, LAG_DRIFT,
+    OFFERED_PER_S, OUTPUT_PER_S, ROWS_PER_S_PER_CORE, ROWS_PER_S_PER_GB, US_CPU_PER_RECORD,
+};
+use crate::results::{Figure, Regime, RunRecord};
 
-/// Column label and figure name, in column order; the regime column goes
-/// after consumed/s. A headline figure shows its interval under it, the
-/// others on hover.
-const FIGURES: [(&str, &str, bool); 8] = [
-    ("offered/s", "offered_per_s", false),
-    ("consumed/s", "consumed_per_s", true),
-    ("cpu_avg", "cpu_avg_pct", true),
-    ("rows/s per core", "rows_per_s_per_core", true),
-    ("rows/s per GB", "rows_per_s_per_gb", false),
-    ("CPU / record", "us_cpu_per_record", true),
-    ("output/s", "output_per_s", false),
-    ("extra rec/rec", "extra_records_per_record", false),
+/// The figures in column order, each headed by its label; the regime
+/// column goes after consumed/s. A headline figure shows its interval
+/// under it, the others on hover.
+const FIGURES: [(&Figure, bool); 8] = [
+    (&OFFERED_PER_S, false),
+    (&CONSUMED_PER_S, true),
+    (&CPU_AVG_PCT, true),
+    (&ROWS_PER_S_PER_CORE, true),
+    (&ROWS_PER_S_PER_GB, false),
+    (&US_CPU_PER_RECORD, true),
+    (&OUTPUT_PER_S, false),
+    (&EXTRA_RECORDS_PER_RECORD, false),
 ];
 
 const REGIME: &str = "regime (lag drift)";
 
-/// The read capacity of a drain run, shown at drain points only.
-const DRAIN_CAPACITY: (&str, &str) = ("read capacity", "drain_capacity_per_s");
-
 /// The headline figures whose spread over older batches is noted.
-const HEADLINE: [(&str, &str); 3] = [
-    ("consumed/s", "consumed_per_s"),
-    ("rows/s per core", "rows_per_s_per_core"),
-    ("CPU / record", "us_cpu_per_record"),
+const HEADLINE: [(&str, &Figure); 3] = [
+    (CONSUMED_PER_S.label, &CONSUMED_PER_S),
+    (ROWS_PER_S_PER_CORE.label, &ROWS_PER_S_PER_CORE),
+    (US_CPU_PER_RECORD.label, &US_CPU_PER_RECORD),
 ];
 
 /// The table of one point; `by_design` when its runs are fed beyond their
@@ -53,7 +54,7 @@ pub(super) fn throughput_table(
     // consumed per second from a pre-filled input, nothing else on the CPU.
     let drain = records
         .iter()
-        .any(|r| r.metrics.contains_key(DRAIN_CAPACITY.1));
+        .any(|r| r.metrics.contains_key(DRAIN_CAPACITY_PER_S.name));
     let mut table = Table::new(title, throughput_columns(records, drain));
     table.empty = "no line kept up here".to_string();
     let mut left_out = Vec::new();
@@ -100,11 +101,12 @@ pub(super) fn throughput_table(
 /// regime after the second.
 fn throughput_columns(records: &[&RunRecord], drain: bool) -> Vec<Column> {
     let mut columns = vec![Column::plain("line"), n_column()];
-    for (i, (label, name, _)) in FIGURES.iter().enumerate() {
-        columns.push(metric_column(records, label, name));
+    for (i, (figure, _)) in FIGURES.iter().enumerate() {
+        columns.push(metric_column(records, figure.label, figure));
         if i == 1 {
             if drain {
-                columns.push(metric_column(records, DRAIN_CAPACITY.0, DRAIN_CAPACITY.1));
+                let capacity = &DRAIN_CAPACITY_PER_S;
+                columns.push(metric_column(records, capacity.label, capacity));
             }
             // The drift is shown as a percentage: the record's unit would mislead.
             columns.push(Column::plain(REGIME));
@@ -151,10 +153,10 @@ fn throughput_row(table: &mut Table, line: &LineRuns<'_>, runs: &[&RunRecord], d
         .set("n", n_cell(runs))
         .set(REGIME, regime_cell(runs))
         .set("run", run_cell(runs));
-    for (label, name, headline) in FIGURES {
-        let cell = metric_cell(runs, name);
+    for (figure, headline) in FIGURES {
+        let cell = metric_cell(runs, figure);
         row = row.set(
-            label,
+            figure.label,
             if headline {
                 cell
             } else {
@@ -163,7 +165,8 @@ fn throughput_row(table: &mut Table, line: &LineRuns<'_>, runs: &[&RunRecord], d
         );
     }
     if drain {
-        row = row.set(DRAIN_CAPACITY.0, metric_cell(runs, DRAIN_CAPACITY.1));
+        let capacity = &DRAIN_CAPACITY_PER_S;
+        row = row.set(capacity.label, metric_cell(runs, capacity));
     }
     row
 }
@@ -180,8 +183,8 @@ fn regime_of(runs: &[&RunRecord]) -> Option<Regime> {
 fn regime_words(runs: &[&RunRecord]) -> String {
     match regime_of(runs) {
         Some(Regime::Saturated) => {
-            let consumed = values(runs, "consumed_per_s");
-            match repeats_cell(&consumed, format_of("consumed_per_s")) {
+            let consumed = values(runs, &CONSUMED_PER_S);
+            match repeats_cell(&consumed, format_of(&CONSUMED_PER_S)) {
                 Some(c) => format!("saturated, consumed {}/s: its capacity here", c.text),
                 None => "saturated".to_string(),
             }
@@ -210,7 +213,7 @@ fn regime_cell(runs: &[&RunRecord]) -> Cell {
         Some(r) => r.as_str().to_string(),
         None => format!("mixed: {}", mixed(runs)),
     };
-    let mut cell = match repeats_cell(&values(runs, "lag_drift"), signed_percent) {
+    let mut cell = match repeats_cell(&values(runs, &LAG_DRIFT), format_of(&LAG_DRIFT)) {
         Some(mut c) => {
             c.text = format!("{text} ({})", c.text);
             // The drift is the regime's evidence, not a figure to quote.

@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
+pub use crate::model::figure::{self, Figure, Format};
 pub use crate::model::isolation::{CgroupAccount, CpuLayout, Isolation};
 pub use crate::model::latency_series::LatencySeries;
 pub use crate::model::record::*;
@@ -181,6 +182,7 @@ pub fn read_records(path: &Path) -> Result<Vec<RunRecord>> {
 
 #[cfg(test)]
 mod tests {
+    use crate::results::figure::LATENCY_P50_MS;
     use std::collections::BTreeMap;
 
     use super::*;
@@ -242,7 +244,7 @@ mod tests {
             resources: None,
             series: None,
             metrics: BTreeMap::from([(
-                "latency_p50_ms".to_string(),
+                LATENCY_P50_MS.name.to_string(),
                 Metric::new(1.5, "ms", Better::Lower),
             )]),
             gendata: None,
@@ -329,7 +331,7 @@ mod tests {
         assert_eq!(back.len(), 2);
         assert_eq!(back[1].run_id, "b");
         assert_eq!(
-            back[0].metrics["latency_p50_ms"],
+            back[0].metrics[LATENCY_P50_MS.name],
             Metric::new(1.5, "ms", Better::Lower)
         );
         let line: serde_json::Value = serde_json::from_str(
@@ -342,7 +344,7 @@ mod tests {
         .unwrap();
         assert_eq!(line["delivery"], "exactly-once");
         assert_eq!(line["status"], "ok");
-        assert_eq!(line["metrics"]["latency_p50_ms"]["better"], "lower");
+        assert_eq!(line["metrics"][LATENCY_P50_MS.name]["better"], "lower");
         assert!(line.get("failure").is_none());
         assert!(line.get("round").is_none(), "no round, no key");
         assert!(line.get("position").is_none(), "no position, no key");

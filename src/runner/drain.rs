@@ -20,6 +20,7 @@ use crate::analysis::judge::{judge_drain, DrainInputs, Verified};
 use crate::analysis::window::Sample;
 use crate::broker::admin::OffsetReader;
 use crate::clock::now_us;
+use crate::gendata::schedule::Pacing;
 use crate::gendata::{GendataPlan, GendataSummary};
 use crate::interrupt::Interrupted;
 use crate::isolation::Role;
@@ -196,7 +197,8 @@ impl RunKind for DrainRun {
         measured: &mut Drained,
         offsets: &OffsetReader,
     ) -> Result<Verified> {
-        let expectation = expectation(run, offsets, measured.prefill.records_sent, None)?;
+        let expectation =
+            expectation(run, offsets, measured.prefill.records_sent, Pacing::Unpaced)?;
         verify_output(run, offsets, expectation)
     }
 

@@ -12,13 +12,14 @@ use std::path::Path;
 use std::time::Duration;
 
 use anyhow::{anyhow, Context, Result};
+use messages::insert::InsertAck;
 
 use super::monitor::Helpers;
 use super::pipeline::{create_topics, launch_settings, spawn_helper, Run, RunKind};
 use super::processes::Processes;
 use super::settle::settle_committed;
 use super::{Judged, HELPER_EXIT_TIMEOUT, SCHEDULE_LEAD};
-use crate::analysis::etl::{sink_figures, InsertAck, RawVerifier, TableExpectation, TableVerifier};
+use crate::analysis::etl::{sink_figures, RawVerifier, TableExpectation, TableVerifier};
 use crate::analysis::judge::{judge_etl, EtlInputs, Settle, Verified};
 use crate::analysis::window::{OffsetRead, Sample};
 use crate::broker::admin::OffsetReader;
@@ -26,7 +27,7 @@ use crate::clickhouse::client::EtlTable;
 use crate::clickhouse::ClickHouseClient;
 use crate::clock::now_us;
 use crate::config::{EtlConfig, EtlDecoder, SinkConfig};
-use crate::gendata::schedule::Schedule;
+use crate::gendata::schedule::Pacing;
 use crate::gendata::{GendataPlan, GendataSummary};
 use crate::interrupt::Interrupted;
 use crate::isolation::Role;
@@ -259,7 +260,7 @@ impl RunKind for EtlRun {
             events: self.etl.events,
             messages: measured.gendata.records_sent,
             committed: offsets.committed(&run.names.input)?.max(0) as u64,
-            schedule: (config.rate > 0).then(|| Schedule::new(measured.start_us, config.rate)),
+            pacing: Pacing::new(measured.start_us, config.rate),
             delivery: run.line.line.delivery,
         };
         let (client, database, table) = (&self.client, &self.database, self.table);

@@ -101,10 +101,10 @@ impl RunNames {
 
 /// The warm-up a run used, and `not-steady` when it hit its cap first.
 pub(super) fn record_warmup(judgement: &mut Judgement, used_s: f64, not_steady: Option<String>) {
-    judgement.metrics.insert(
-        "warmup_used_s".into(),
-        crate::results::Metric::new(used_s, "s", crate::results::Better::Lower),
-    );
+    let warmup = &crate::results::figure::WARMUP_USED_S;
+    judgement
+        .metrics
+        .insert(warmup.name.into(), warmup.metric(used_s));
     if let Some(why) = not_steady {
         if !judgement.flags.contains(&crate::results::flag::NOT_STEADY) {
             judgement.flags.push(crate::results::flag::NOT_STEADY);

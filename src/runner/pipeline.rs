@@ -239,7 +239,7 @@ pub(super) fn expectation(
     run: &Run<'_>,
     offsets: &OffsetReader,
     records_sent: u64,
-    schedule: Option<crate::gendata::schedule::Schedule>,
+    pacing: crate::gendata::schedule::Pacing,
 ) -> Result<Expectation> {
     let partitions = run.workload.input.partition_count();
     let seed = run.config.seed;
@@ -262,7 +262,7 @@ pub(super) fn expectation(
         committed,
         covered,
         partitions,
-        schedule,
+        pacing,
         delivery: run.line.line.delivery,
     })
 }

@@ -1,33 +1,41 @@
 //! The console summary printed when a run ends: a short aligned table.
 
-use crate::results::{Chaos, RunRecord, SanityVerdict, Status, VerificationVerdict};
+use crate::results::figure::{
+    ADDED_P50_MS, BACKPRESSURE_PAUSES, CONSUMED_PER_S, CPU_AVG_PCT, DRAIN_CAPACITY_PER_S, DRAIN_S,
+    EXTRA_RECORDS_PER_RECORD, FLOOR_P50_MS, LAG_DRIFT, LATENCY_COUNT, LATENCY_MAX_MS,
+    LATENCY_P50_MS, LATENCY_P999_MS, LATENCY_P99_MS, MEM_AVG_MB, OFFERED_PER_S, OUTPUT_PER_S,
+    ROWS_PER_S, ROWS_PER_S_PER_CORE, ROW_E2E_P50_MS, ROW_E2E_P99_MS, SINK_FLUSH_P50_MS,
+    SINK_FLUSH_P99_MS, US_CPU_PER_RECORD,
+};
+use crate::results::{Chaos, Figure, RunRecord, SanityVerdict, Status, VerificationVerdict};
 
-/// The figures shown, in order, with their labels.
-const SHOWN: [(&str, &str); 24] = [
-    ("drain_capacity_per_s", "drain capacity"),
-    ("drain_s", "drain time"),
-    ("offered_per_s", "offered/s"),
-    ("consumed_per_s", "consumed/s"),
-    ("output_per_s", "output/s"),
-    ("lag_drift", "lag drift"),
-    ("rows_per_s", "rows landed/s"),
-    ("sink_flush_p50_ms", "sink flush p50"),
-    ("sink_flush_p99_ms", "sink flush p99"),
-    ("row_e2e_p50_ms", "row e2e p50"),
-    ("row_e2e_p99_ms", "row e2e p99"),
-    ("backpressure_pauses", "sink pauses"),
-    ("latency_p50_ms", "latency p50"),
-    ("latency_p99_ms", "latency p99"),
-    ("latency_p999_ms", "latency p99.9"),
-    ("latency_max_ms", "latency max"),
-    ("latency_count", "records timed"),
-    ("floor_p50_ms", "floor p50"),
-    ("added_p50_ms", "added p50"),
-    ("cpu_avg_pct", "cpu avg"),
-    ("mem_avg_mb", "memory avg"),
-    ("rows_per_s_per_core", "rows/s/core"),
-    ("us_cpu_per_record", "cpu/record"),
-    ("extra_records_per_record", "extra rec/rec"),
+/// The figures shown, in order, with their labels: shorter than a page's,
+/// to fit the console's column.
+const SHOWN: [(&Figure, &str); 24] = [
+    (&DRAIN_CAPACITY_PER_S, "drain capacity"),
+    (&DRAIN_S, "drain time"),
+    (&OFFERED_PER_S, "offered/s"),
+    (&CONSUMED_PER_S, "consumed/s"),
+    (&OUTPUT_PER_S, "output/s"),
+    (&LAG_DRIFT, "lag drift"),
+    (&ROWS_PER_S, "rows landed/s"),
+    (&SINK_FLUSH_P50_MS, "sink flush p50"),
+    (&SINK_FLUSH_P99_MS, "sink flush p99"),
+    (&ROW_E2E_P50_MS, "row e2e p50"),
+    (&ROW_E2E_P99_MS, "row e2e p99"),
+    (&BACKPRESSURE_PAUSES, "sink pauses"),
+    (&LATENCY_P50_MS, "latency p50"),
+    (&LATENCY_P99_MS, "latency p99"),
+    (&LATENCY_P999_MS, "latency p99.9"),
+    (&LATENCY_MAX_MS, "latency max"),
+    (&LATENCY_COUNT, "records timed"),
+    (&FLOOR_P50_MS, "floor p50"),
+    (&ADDED_P50_MS, "added p50"),
+    (&CPU_AVG_PCT, "cpu avg"),
+    (&MEM_AVG_MB, "memory avg"),
+    (&ROWS_PER_S_PER_CORE, "rows/s/core"),
+    (&US_CPU_PER_RECORD, "cpu/record"),
+    (&EXTRA_RECORDS_PER_RECORD, "extra rec/rec"),
 ];
 
 /// Formats the summary of `record` as lines of text.
@@ -90,8 +98,8 @@ pub fn format_summary(record: &RunRecord) -> String {
     if record.not_applicable.contains_key("latency") {
         out.push_str(&format!("  {:<14} {:>12}\n", "latency", "not quoted"));
     }
-    for (key, label) in SHOWN {
-        if let Some(metric) = record.metrics.get(key) {
+    for (figure, label) in SHOWN {
+        if let Some(metric) = record.metrics.get(figure.name) {
             let value = match metric.value.abs() {
                 v if v >= 1000.0 || metric.value.fract() == 0.0 => format!("{:.0}", metric.value),
                 v if v < 0.1 => format!("{:+.4}", metric.value),

@@ -17,7 +17,7 @@ use crate::analysis::judge::{judge, JudgeInputs, Settle, Verified};
 use crate::analysis::window::{OffsetRead, Sample};
 use crate::broker::admin::OffsetReader;
 use crate::clock::now_us;
-use crate::gendata::schedule::Schedule;
+use crate::gendata::schedule::Pacing;
 use crate::gendata::{GendataPlan, GendataSummary};
 use crate::isolation::Role;
 use crate::probe::{ProbeSummary, READY_LINE as PROBE_READY};
@@ -49,8 +49,8 @@ struct LoadPlan {
 /// What the measuring phases produced, before it becomes figures.
 pub(super) struct Measured {
     plan: LoadPlan,
-    /// gendata's schedule; `None` when unpaced.
-    schedule: Option<Schedule>,
+    /// gendata's pacing.
+    pacing: Pacing,
     /// Samples from the first after start-up to the window's end.
     rows: Vec<Sample>,
     /// Index of the row taken at the window's start.
@@ -244,82 +244,107 @@ fn window_with_faults(
         .as_ref()
         .map(|plan| chaos::schedule(plan, window_start_us))
         .unwrap_or_default();
-    let restart_product = ctx.chaos.as_ref().is_some_and(|plan| plan.restart);
-    let kill_leader = ctx.chaos.as_ref().is_some_and(|plan| plan.broker_leader);
-    let member_role = ctx.chaos.as_ref().and_then(|plan| plan.member.as_deref());
     let mut injected = Injected::default();
     for (i, &(at_us, fault)) in faults.iter().enumerate() {
         processes.watch_until(at_us, interrupt, &mut run.progress, monitor)?;
         let watch_until_us = faults.get(i + 1).map_or(window_end_us, |&(next, _)| next);
         match fault {
             Fault::Kill => {
-                let restarts = injected.kills.len() + 1;
-                let log_prefix = format!("product-restart-{restarts}");
-                let kill = match member_role {
-                    Some(role) => {
-                        let label = processes.product.nth_member(role, injected.kills.len())?;
-                        run.progress.phase(&if restart_product {
-                            format!("{label} killed; restarting it")
-                        } else {
-                            format!("{label} killed")
-                        });
-                        let plan = run.start_plan(&log_prefix);
-                        processes.crash_member(
-                            &label,
-                            restart_product.then_some(&plan),
-                            run.bootstrap(),
-                            &run.names.output,
-                            watch_until_us,
-                        )?
-                    }
-                    None => {
-                        run.progress.phase(if restart_product {
-                            "product killed; restarting"
-                        } else {
-                            "product killed"
-                        });
-                        let restart = || run.start_product(settings, &log_prefix);
-                        processes.crash(
-                            restart_product.then_some(restart),
-                            run.bootstrap(),
-                            &run.names.output,
-                            watch_until_us,
-                        )?
-                    }
-                };
+                let kill = inject_kill(
+                    run,
+                    settings,
+                    processes,
+                    injected.kills.len(),
+                    watch_until_us,
+                )?;
                 monitor.watch_product(processes.product.roots());
                 injected.kills.push(kill);
             }
             Fault::BrokerRestart => {
-                run.progress.phase("broker node killed; restarting");
-                let broker = ctx.local_broker.ok_or_else(|| {
-                    anyhow!("chaos: a broker restart needs the suite's local broker")
-                })?;
-                let fault = BrokerFault {
-                    broker,
-                    leader: kill_leader,
-                    input: &run.names.input,
-                    output: &run.names.output,
-                };
-                injected.broker_restart = Some(InjectedBrokerRestart::inject(
-                    fault,
-                    offsets,
-                    watch_until_us,
-                    interrupt,
-                )?);
-                monitor.watch_broker(
-                    broker
-                        .running_pids()
-                        .into_iter()
-                        .map(|p| p as i32)
-                        .collect(),
-                );
+                let restart = inject_broker_restart(run, offsets, watch_until_us)?;
+                monitor.watch_broker(restart.1);
+                injected.broker_restart = Some(restart.0);
             }
         }
         run.progress.phase("measuring");
     }
     processes.watch_until(window_end_us, interrupt, &mut run.progress, monitor)?;
     Ok(injected)
+}
+
+/// Kills the product (or, with a chaos `member`, its next member of that
+/// role), restarts it when the plan says so, and watches its output until
+/// `watch_until_us`.
+fn inject_kill(
+    run: &mut Run<'_>,
+    settings: &LaunchSettings,
+    processes: &mut Processes<'_>,
+    kills_before: usize,
+    watch_until_us: i64,
+) -> Result<InjectedKill> {
+    let chaos = run.ctx.chaos.as_ref();
+    let restart_product = chaos.is_some_and(|plan| plan.restart);
+    let log_prefix = format!("product-restart-{}", kills_before + 1);
+    match chaos.and_then(|plan| plan.member.as_deref()) {
+        Some(role) => {
+            let label = processes.product.nth_member(role, kills_before)?;
+            run.progress.phase(&if restart_product {
+                format!("{label} killed; restarting it")
+            } else {
+                format!("{label} killed")
+            });
+            let plan = run.start_plan(&log_prefix);
+            processes.crash_member(
+                &label,
+                restart_product.then_some(&plan),
+                run.bootstrap(),
+                &run.names.output,
+                watch_until_us,
+            )
+        }
+        None => {
+            run.progress.phase(if restart_product {
+                "product killed; restarting"
+            } else {
+                "product killed"
+            });
+            let restart = || run.start_product(settings, &log_prefix);
+            processes.crash(
+                restart_product.then_some(restart),
+                run.bootstrap(),
+                &run.names.output,
+                watch_until_us,
+            )
+        }
+    }
+}
+
+/// Kills a node of the suite's local broker (the input's leader when the
+/// plan says so) and restarts it; gives the restart and the broker's pids
+/// now, for the monitor.
+fn inject_broker_restart(
+    run: &mut Run<'_>,
+    offsets: &OffsetReader,
+    watch_until_us: i64,
+) -> Result<(InjectedBrokerRestart, Vec<i32>)> {
+    let ctx = run.ctx;
+    run.progress.phase("broker node killed; restarting");
+    let broker = ctx
+        .local_broker
+        .ok_or_else(|| anyhow!("chaos: a broker restart needs the suite's local broker"))?;
+    let fault = BrokerFault {
+        broker,
+        leader: ctx.chaos.as_ref().is_some_and(|plan| plan.broker_leader),
+        input: &run.names.input,
+        output: &run.names.output,
+    };
+    let restart = InjectedBrokerRestart::inject(fault, offsets, watch_until_us, ctx.interrupt)?;
+    let pids = broker
+        .running_pids()
+        .into_iter()
+        .map(|p| p as i32)
+        .collect();
+    Ok((restart, pids))
 }
 
 impl RunKind for TopicRun {
@@ -383,10 +408,10 @@ impl RunKind for TopicRun {
         gendata.wait_exit(HELPER_EXIT_TIMEOUT, interrupt)?;
         probe.wait_exit(HELPER_EXIT_TIMEOUT, interrupt)?;
         let gendata: GendataSummary = crate::handoff::read(&plan.gendata_file)?;
-        let schedule = (run.config.rate > 0).then(|| Schedule::new(plan.start_us, run.config.rate));
+        let pacing = Pacing::new(plan.start_us, run.config.rate);
         Ok(Measured {
             plan,
-            schedule,
+            pacing,
             rows: window.rows,
             window_start: window.window_start,
             offset_polls: window.offset_polls,
@@ -423,7 +448,7 @@ impl RunKind for TopicRun {
                 offsets,
                 run.names,
                 self.output
-                    .owed_until(measured.schedule, measured.gendata.records_sent),
+                    .owed_until(measured.pacing, measured.gendata.records_sent),
                 bound,
                 product,
                 interrupt,
@@ -457,7 +482,7 @@ impl RunKind for TopicRun {
             None => None,
         };
         let records_sent = measured.gendata.records_sent;
-        let expectation = expectation(run, offsets, records_sent, measured.schedule)?;
+        let expectation = expectation(run, offsets, records_sent, measured.pacing)?;
         verify_output(run, offsets, expectation)
     }
 
@@ -471,7 +496,7 @@ impl RunKind for TopicRun {
             ticks_per_s: m.ticks_per_s,
             config: run.config,
             workload: self.output,
-            schedule: m.schedule,
+            pacing: m.pacing,
             gendata: &m.gendata,
             probe: &probe,
             verified: &verified,

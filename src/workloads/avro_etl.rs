@@ -4,6 +4,8 @@
 
 use super::{Implementation, Output};
 use crate::config::Encoding;
+use crate::results::figure::{ROWS_PER_S, US_CPU_PER_RECORD};
+use crate::results::Figure;
 
 pub struct AvroEtl;
 
@@ -21,7 +23,7 @@ impl Implementation for AvroEtl {
     }
 
     /// No probe times a table: rows landed per second instead of latency.
-    fn headline(&self) -> [&'static str; 2] {
-        ["rows_per_s", "us_cpu_per_record"]
+    fn headline(&self) -> [&'static Figure; 2] {
+        [&ROWS_PER_S, &US_CPU_PER_RECORD]
     }
 }

@@ -17,8 +17,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use crate::config::{ConfigError, Delivery, Encoding, Suite, Workload};
-use crate::gendata::schedule::Schedule;
+use crate::gendata::schedule::Pacing;
 use crate::gendata::KeyPartitions;
+use crate::results::figure::{ADDED_P50_MS, US_CPU_PER_RECORD};
+use crate::results::Figure;
 use crate::results::{Verification, VerificationVerdict};
 
 /// Every workload the suite can run, by name.
@@ -113,8 +115,8 @@ pub trait Implementation: Sync {
     fn output(&self) -> Output;
 
     /// The two figures the index's matrix shows for a line's runs.
-    fn headline(&self) -> [&'static str; 2] {
-        ["added_p50_ms", "us_cpu_per_record"]
+    fn headline(&self) -> [&'static Figure; 2] {
+        [&ADDED_P50_MS, &US_CPU_PER_RECORD]
     }
 }
 
@@ -138,19 +140,13 @@ pub trait TopicOutput: Sync + std::fmt::Debug {
 
     /// Outputs owed per input record over the input sequence range
     /// `[from, to)`: what output / consumed must be for that range.
-    fn expected_selectivity(
-        &self,
-        seed: u64,
-        schedule: Option<Schedule>,
-        from: u64,
-        to: u64,
-    ) -> Option<f64>;
+    fn expected_selectivity(&self, seed: u64, pacing: Pacing, from: u64, to: u64) -> Option<f64>;
 
     /// The committed input offset from which a product owes nothing more,
     /// for `input_records` records: a product that committed this far is
     /// done (the settle phase's goal, and what makes verification complete).
-    fn owed_until(&self, schedule: Option<Schedule>, input_records: u64) -> u64 {
-        let _ = schedule;
+    fn owed_until(&self, pacing: Pacing, input_records: u64) -> u64 {
+        let _ = pacing;
         input_records
     }
 
@@ -195,8 +191,8 @@ pub struct Expectation {
     pub covered: Option<Arc<SeqSet>>,
     /// The input's partitions, which gendata filled by key.
     pub partitions: u32,
-    /// gendata's schedule, which fixes every `ts_us`; `None` when unpaced.
-    pub schedule: Option<Schedule>,
+    /// gendata's pacing: a schedule fixes every `ts_us`.
+    pub pacing: Pacing,
     pub delivery: Delivery,
 }
 

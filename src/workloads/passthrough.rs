@@ -15,7 +15,7 @@ use super::{
     TopicOutput, Wording,
 };
 use crate::config::Encoding;
-use crate::gendata::schedule::Schedule;
+use crate::gendata::schedule::Pacing;
 use crate::gendata::{event, KeyPartitions};
 
 #[derive(Debug)]
@@ -59,13 +59,7 @@ impl TopicOutput for Passthrough {
         }))
     }
 
-    fn expected_selectivity(
-        &self,
-        _seed: u64,
-        _schedule: Option<Schedule>,
-        from: u64,
-        to: u64,
-    ) -> Option<f64> {
+    fn expected_selectivity(&self, _seed: u64, _pacing: Pacing, from: u64, to: u64) -> Option<f64> {
         (to > from).then_some(1.0)
     }
 
@@ -122,7 +116,7 @@ impl OutputVerifier for Verifier {
         }
         // Unpaced, the slot is the send time gendata stamped: take the
         // output's and check every other byte.
-        let ts_us = e.schedule.map_or(id.ts_us, |s| s.slot_us(id.seq));
+        let ts_us = e.pacing.schedule().map_or(id.ts_us, |s| s.slot_us(id.seq));
         self.regenerated.clear();
         serde_json::to_writer(
             &mut self.regenerated,
@@ -172,7 +166,7 @@ mod tests {
             committed,
             covered: None,
             partitions: 1,
-            schedule: paced.then(|| Schedule::new(1_000_000, 500)),
+            pacing: Pacing::new(1_000_000, if paced { 500 } else { 0 }),
             delivery,
         }
     }
@@ -180,7 +174,8 @@ mod tests {
     /// What gendata wrote for `seq`.
     fn input(seq: u64, e: &Expectation) -> Vec<u8> {
         let ts = e
-            .schedule
+            .pacing
+            .schedule()
             .map_or(7_000_000 + seq as i64, |s| s.slot_us(seq));
         serde_json::to_vec(&event::generate(SEED, seq, ts)).unwrap()
     }

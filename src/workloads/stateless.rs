@@ -17,7 +17,7 @@ use super::{
 };
 use crate::config::Encoding;
 use crate::gendata::event::{sla_status, Core};
-use crate::gendata::schedule::Schedule;
+use crate::gendata::schedule::Pacing;
 
 /// Relative tolerance on `latency_ratio`: a float64 division printed and read
 /// back round-trips exactly, so only a wrong computation exceeds it.
@@ -56,13 +56,7 @@ impl TopicOutput for Stateless {
         Ok(Box::new(Verifier::new(expectation)))
     }
 
-    fn expected_selectivity(
-        &self,
-        seed: u64,
-        _schedule: Option<Schedule>,
-        from: u64,
-        to: u64,
-    ) -> Option<f64> {
+    fn expected_selectivity(&self, seed: u64, _pacing: Pacing, from: u64, to: u64) -> Option<f64> {
         expected_selectivity(seed, from, to)
     }
 
@@ -160,7 +154,7 @@ impl OutputVerifier for Verifier {
         if !enriched {
             self.enrichment_mismatched += 1;
         }
-        if !enriched || !carried_fields_match(&output, &core, seq, self.expectation.schedule) {
+        if !enriched || !carried_fields_match(&output, &core, seq, self.expectation.pacing) {
             tally.corrupted += 1;
         }
     }
@@ -204,15 +198,10 @@ fn derived_fields_match(output: &Record, core: &Core) -> bool {
 }
 
 /// The fields carried over from the input are the input's.
-fn carried_fields_match(
-    output: &Record,
-    core: &Core,
-    seq: u64,
-    schedule: Option<Schedule>,
-) -> bool {
-    let ts_ok = match schedule {
-        Some(schedule) => output.ts_us == Some(schedule.slot_us(seq)),
-        None => output.ts_us.is_some(),
+fn carried_fields_match(output: &Record, core: &Core, seq: u64, pacing: Pacing) -> bool {
+    let ts_ok = match pacing {
+        Pacing::Paced(schedule) => output.ts_us == Some(schedule.slot_us(seq)),
+        Pacing::Unpaced => output.ts_us.is_some(),
     };
     ts_ok
         && output.region.as_deref() == Some(core.region)
@@ -237,6 +226,7 @@ mod tests {
     use super::*;
     use crate::config::Delivery;
     use crate::gendata::event;
+    use crate::gendata::schedule::Schedule;
     use crate::results::{Verification, VerificationVerdict};
 
     const SEED: u64 = 42;
@@ -253,7 +243,7 @@ mod tests {
             committed,
             covered: None,
             partitions: 1,
-            schedule: Some(schedule()),
+            pacing: Pacing::Paced(schedule()),
             delivery,
         }
     }

@@ -23,7 +23,7 @@ use super::{
 };
 use crate::config::Encoding;
 use crate::gendata::event::{Core, REGIONS, SERVICES};
-use crate::gendata::schedule::Schedule;
+use crate::gendata::schedule::{Pacing, Schedule};
 
 /// The window's length.
 pub const WINDOW_US: i64 = 1_000_000;
@@ -63,20 +63,14 @@ impl TopicOutput for WindowedLowcard {
 
     fn verifier(&self, expectation: Expectation) -> Result<Box<dyn OutputVerifier>, String> {
         let schedule = expectation
-            .schedule
-            .filter(|s| !s.is_unpaced())
+            .pacing
+            .schedule()
             .ok_or("an unpaced run has no schedule to place its records in windows")?;
         Ok(Box::new(Verifier::new(expectation, schedule)))
     }
 
-    fn expected_selectivity(
-        &self,
-        seed: u64,
-        schedule: Option<Schedule>,
-        from: u64,
-        to: u64,
-    ) -> Option<f64> {
-        let schedule = schedule.filter(|s| !s.is_unpaced())?;
+    fn expected_selectivity(&self, seed: u64, pacing: Pacing, from: u64, to: u64) -> Option<f64> {
+        let schedule = pacing.schedule()?;
         if to <= from {
             return None;
         }
@@ -95,8 +89,8 @@ impl TopicOutput for WindowedLowcard {
         Some(panes.len() as f64 / (to - from) as f64)
     }
 
-    fn owed_until(&self, schedule: Option<Schedule>, input_records: u64) -> u64 {
-        match schedule.filter(|s| !s.is_unpaced()) {
+    fn owed_until(&self, pacing: Pacing, input_records: u64) -> u64 {
+        match pacing.schedule() {
             Some(s) if input_records > 0 => {
                 first_seq_from(s, window_of(s.slot_us(input_records - 1)))
             }
@@ -335,7 +329,7 @@ impl OutputVerifier for Verifier {
             out_of_order: "late (after a pane of a later window)",
             out_of_order_fails: true,
         };
-        let owed_until = WindowedLowcard.owed_until(e.schedule, e.input_records);
+        let owed_until = WindowedLowcard.owed_until(e.pacing, e.input_records);
         Checked {
             verification: tally.finish(e, owed_until, &wording),
             content: (self.checked, self.wrong),
@@ -368,7 +362,7 @@ mod tests {
             committed,
             covered: None,
             partitions: 1,
-            schedule: Some(schedule()),
+            pacing: Pacing::Paced(schedule()),
             delivery,
         }
     }
@@ -415,8 +409,11 @@ mod tests {
         assert_eq!(first_seq_from(schedule(), START + WINDOW_US), 400);
         assert_eq!(first_seq_from(schedule(), START + 3 * WINDOW_US), 1200);
         assert_eq!(first_seq_from(schedule(), START), 0);
-        assert_eq!(WindowedLowcard.owed_until(Some(schedule()), N), 1200);
-        assert_eq!(WindowedLowcard.owed_until(None, N), N);
+        assert_eq!(
+            WindowedLowcard.owed_until(Pacing::Paced(schedule()), N),
+            1200
+        );
+        assert_eq!(WindowedLowcard.owed_until(Pacing::Unpaced, N), N);
     }
 
     #[test]
@@ -522,15 +519,15 @@ mod tests {
     #[test]
     fn unpaced_runs_cannot_be_checked() {
         let mut e = expectation(N, Delivery::AtLeastOnce);
-        e.schedule = None;
+        e.pacing = Pacing::Unpaced;
         assert!(WindowedLowcard.verifier(e.clone()).is_err());
-        e.schedule = Some(Schedule::new(START, 0));
+        e.pacing = Pacing::new(START, 0);
         assert!(WindowedLowcard.verifier(e).is_err());
     }
 
     #[test]
     fn expected_selectivity_counts_the_panes_the_range_closes() {
-        let s = Some(schedule());
+        let s = Pacing::Paced(schedule());
         // records 0..1200 close windows 0 and 1 (window 2 is closed by 1200)
         let share = WindowedLowcard
             .expected_selectivity(SEED, s, 0, 1200)
@@ -539,7 +536,7 @@ mod tests {
         assert!((share - two_windows / 1200.0).abs() < 1e-12, "{share}");
         assert_eq!(WindowedLowcard.expected_selectivity(SEED, s, 0, 300), None);
         assert_eq!(
-            WindowedLowcard.expected_selectivity(SEED, None, 0, 1200),
+            WindowedLowcard.expected_selectivity(SEED, Pacing::Unpaced, 0, 1200),
             None
         );
     }

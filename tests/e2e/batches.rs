@@ -2,10 +2,12 @@
 //! the paired comparison of its runs.
 
 use std::collections::BTreeSet;
+use std::path::Path;
+use std::process::Output;
 
 use libtest_mimic::Trial;
 use streamsuite::config::{Profile, Suite};
-use streamsuite::results::Status;
+use streamsuite::results::{RunRecord, Status};
 
 use crate::support::{ensure, output, records, repo, suite};
 use crate::trial;
@@ -53,17 +55,41 @@ fn batch_rotates_two_lines_and_compare_pairs_their_rounds() -> Result<(), String
             .arg(results.path()),
     )?;
     ensure(out.status.success(), "the batch must succeed", &out)?;
-    let batch: serde_json::Value = serde_json::from_slice(&out.stdout)
-        .map_err(|e| format!("--json prints one JSON document on stdout: {e}"))?;
+    let runs = records(results.path(), "stateless")?;
+    the_batch_rotated_its_lines(&out, &runs)?;
+    the_batch_json_lists_its_runs(&out, &runs)?;
+    // Three rounds never reach p <= 0.05: no figure separates the lines,
+    // which compare's exit code says apart from success and error.
+    let out = compare(results.path(), "1000", &[])?;
+    compare_names_the_batch_and_its_columns(&out, &runs)?;
+    let ratios = the_cpu_row_shows_the_rounds_ratios(&out, &runs)?;
+    let json = compare(results.path(), "1000", &["--json"])?;
+    compare_json_holds_the_cpu_ratio(&json, &runs, ratios[1])?;
+    let missing = compare(results.path(), "2000", &[])?;
+    let stderr = String::from_utf8_lossy(&missing.stderr);
+    ensure(
+        !missing.status.success()
+            && stderr.contains("no batch in")
+            && stderr.contains(
+                "rustpipe: 0 batch(es) at this point, runs elsewhere (rate 1000 window 5 s)",
+            ),
+        "no batch at another rate is a clear error naming what exists",
+        &missing,
+    )
+}
+
+/// A progress line per run names its round, line and time left; the order
+/// rotates each round, each record keeps its place, both lines ran first
+/// and second, all under one batch id.
+fn the_batch_rotated_its_lines(out: &Output, runs: &[RunRecord]) -> Result<(), String> {
     let stderr = String::from_utf8_lossy(&out.stderr);
     ensure(
         stderr.contains("round 1 of 3 · rustpipe · run 1 of 6 · at least")
             && stderr.contains("round 2 of 3 · rustpipe-eos · run 3 of 6 · about")
             && stderr.contains("round 3 of 3 · rustpipe-eos · run 6 of 6 · about"),
         "a progress line names round, line and time left, in rotated order",
-        &out,
+        out,
     )?;
-    let runs = records(results.path(), "stateless")?;
     let order: Vec<(&str, Option<u32>, Option<u32>)> = runs
         .iter()
         .map(|r| (r.line.as_str(), r.round, r.position))
@@ -79,7 +105,7 @@ fn batch_rotates_two_lines_and_compare_pairs_their_rounds() -> Result<(), String
                 ("rustpipe-eos", Some(3), Some(2)),
             ],
         &format!("the order rotates each round, each record keeps its place: {order:?}"),
-        &out,
+        out,
     )?;
     for line in ["rustpipe", "rustpipe-eos"] {
         let places: BTreeSet<Option<u32>> = runs
@@ -90,16 +116,21 @@ fn batch_rotates_two_lines_and_compare_pairs_their_rounds() -> Result<(), String
         ensure(
             places == BTreeSet::from([Some(1), Some(2)]),
             &format!("{line} ran first and second: {places:?}"),
-            &out,
+            out,
         )?;
     }
     ensure(
         runs.iter().all(|r| r.batch_id == runs[0].batch_id),
         "one batch id",
-        &out,
-    )?;
-    // The JSON document names the batch and each run with its figures, as
-    // the records hold them.
+        out,
+    )
+}
+
+/// `batch --json` prints one document naming the batch and each run with
+/// its figures, as the records hold them; every run is ok.
+fn the_batch_json_lists_its_runs(out: &Output, runs: &[RunRecord]) -> Result<(), String> {
+    let batch: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .map_err(|e| format!("--json prints one JSON document on stdout: {e}"))?;
     let listed: Vec<(&str, f64)> = batch["runs"]
         .as_array()
         .map(|runs| {
@@ -129,64 +160,77 @@ fn batch_rotates_two_lines_and_compare_pairs_their_rounds() -> Result<(), String
             && batch["exit_code"] == 0
             && listed == recorded,
         &format!("the JSON lists the batch's runs and figures: {listed:?} against {recorded:?}"),
-        &out,
+        out,
     )?;
     ensure(
         runs.iter().all(|r| r.status == Status::Ok),
         "every run ok",
-        &out,
-    )?;
+        out,
+    )
+}
 
-    let compare = |rate: &str, extra: &[&str]| {
-        output(
-            suite()
-                .args([
-                    "compare",
-                    "rustpipe",
-                    "rustpipe-eos",
-                    "--workload",
-                    "stateless",
-                ])
-                .args(["--rate", rate, "--window", "5"])
-                .args(extra)
-                .arg("--results")
-                .arg(results.path()),
-        )
-    };
-    // Three rounds never reach p <= 0.05: no figure separates the lines,
-    // which compare's exit code says apart from success and error.
-    let out = compare("1000", &[])?;
+/// `suite compare rustpipe rustpipe-eos` over the runs in `results` at
+/// `rate` and a 5 s window, with `extra` arguments.
+fn compare(results: &Path, rate: &str, extra: &[&str]) -> Result<Output, String> {
+    output(
+        suite()
+            .args([
+                "compare",
+                "rustpipe",
+                "rustpipe-eos",
+                "--workload",
+                "stateless",
+            ])
+            .args(["--rate", rate, "--window", "5"])
+            .args(extra)
+            .arg("--results")
+            .arg(results),
+    )
+}
+
+/// Compare exits 5 when no figure separates the lines, names the batch and
+/// its paired rounds, heads its interval and p columns, and has a row for
+/// each figure.
+fn compare_names_the_batch_and_its_columns(out: &Output, runs: &[RunRecord]) -> Result<(), String> {
     ensure(
         out.status.code() == Some(5)
             && String::from_utf8_lossy(&out.stderr).contains("not separable: no figure tells"),
         "compare exits 5 when no figure separates the lines",
-        &out,
+        out,
     )?;
     let stdout = String::from_utf8_lossy(&out.stdout);
     ensure(
         stdout.contains(&format!("batch {} · 3 round(s) paired", runs[0].batch_id)),
         "the batch and its paired rounds are named",
-        &out,
+        out,
     )?;
     ensure(
         stdout.lines().any(|l| {
             l.starts_with("figure") && l.contains("interval (coverage)") && l.contains(" p ")
         }),
         "the table heads its interval and p columns",
-        &out,
+        out,
     )?;
     for label in ["µs CPU/record", "added p50", "added p99", "consumed/s"] {
         ensure(
             stdout.lines().any(|l| l.starts_with(label)),
             &format!("a row for {label}"),
-            &out,
+            out,
         )?;
     }
-    // Both lines used CPU in every round: the CPU figure is a ratio, never
-    // "not comparable". Its row shows n, the median of the rounds' ratios
-    // (B's run over A's of the same round, whatever their order), [min, max]
-    // at its 75 % coverage, and the sign test's p over the rounds outside
-    // the tie band; three rounds never reach p <= 0.05.
+    Ok(())
+}
+
+/// Both lines used CPU in every round: the CPU figure is a ratio, never
+/// "not comparable". Its row shows n, the median of the rounds' ratios
+/// (B's run over A's of the same round, whatever their order), [min, max]
+/// at its 75 % coverage, and the sign test's p over the rounds outside the
+/// tie band; three rounds never reach p <= 0.05. The rounds' ratios, sorted.
+fn the_cpu_row_shows_the_rounds_ratios(
+    out: &Output,
+    runs: &[RunRecord],
+) -> Result<Vec<f64>, String> {
+    let stdout = String::from_utf8_lossy(&out.stdout);
     let cpu_row = stdout
         .lines()
         .find(|l| l.starts_with("µs CPU/record"))
@@ -224,10 +268,18 @@ fn batch_rotates_two_lines_and_compare_pairs_their_rounds() -> Result<(), String
         cpu_row.split_whitespace().nth(2) == Some("3")
             && expected.iter().all(|part| cpu_row.contains(part.as_str())),
         &format!("the CPU row shows n 3 and {expected:?}: {cpu_row}"),
-        &out,
+        out,
     )?;
+    Ok(ratios)
+}
 
-    let json = compare("1000", &["--json"])?;
+/// `compare --json` holds the batch, its paired rounds, its verdict and
+/// exit code, and the CPU ratio with its n, `median` and standing.
+fn compare_json_holds_the_cpu_ratio(
+    json: &Output,
+    runs: &[RunRecord],
+    median: f64,
+) -> Result<(), String> {
     let doc: serde_json::Value = serde_json::from_slice(&json.stdout)
         .map_err(|e| format!("compare --json prints one JSON document: {e}"))?;
     let cpu = doc["figures"]
@@ -244,22 +296,10 @@ fn batch_rotates_two_lines_and_compare_pairs_their_rounds() -> Result<(), String
             && cpu["n"] == 3
             && cpu["median_ratio"]
                 .as_f64()
-                .is_some_and(|m| (m - ratios[1]).abs() < 1e-9)
+                .is_some_and(|m| (m - median).abs() < 1e-9)
             && cpu["standing"] == "not-separable",
         &format!("compare --json holds the batch, its rounds and the CPU ratio: {cpu}"),
-        &json,
-    )?;
-
-    let missing = compare("2000", &[])?;
-    let stderr = String::from_utf8_lossy(&missing.stderr);
-    ensure(
-        !missing.status.success()
-            && stderr.contains("no batch in")
-            && stderr.contains(
-                "rustpipe: 0 batch(es) at this point, runs elsewhere (rate 1000 window 5 s)",
-            ),
-        "no batch at another rate is a clear error naming what exists",
-        &missing,
+        json,
     )
 }
 
@@ -428,32 +468,52 @@ fn regress_refuses_fewer_than_five_rounds() -> Result<(), String> {
 /// profile and an unknown product setting are each one clear error.
 fn the_expert_profile_is_recorded_as_its_own_point() -> Result<(), String> {
     let results = tempfile::tempdir().map_err(|e| e.to_string())?;
-    let batch = |extra: &[&str]| {
-        output(
-            suite()
-                .args(["batch", "rustpipe", "--workload", "stateless"])
-                .args([
-                    "--repeat", "1", "--rate", "1000", "--warmup", "3", "--window", "5",
-                ])
-                .args(extra)
-                .arg("--results")
-                .arg(results.path()),
-        )
-    };
-    let out = batch(&[])?;
+    let out = rustpipe_batch(results.path(), &[])?;
     ensure(out.status.success(), "the uniform batch must succeed", &out)?;
-    let out = batch(&["--profile", "expert"])?;
+    let out = rustpipe_batch(results.path(), &["--profile", "expert"])?;
     ensure(out.status.success(), "the expert batch must succeed", &out)?;
     let runs = records(results.path(), "stateless")?;
     ensure(runs.len() == 2, "two records", &out)?;
-    let (uniform, expert) = (&runs[0], &runs[1]);
+    the_expert_run_has_its_experts_settings(&out, &runs[0], &runs[1])?;
+    let page = std::fs::read_to_string(results.path().join("html/stateless.html"))
+        .map_err(|e| format!("the stateless page: {e}"))?;
+    ensure(
+        page.contains("expert profile") && page.contains("Expert profile"),
+        "the page names the expert point and lists the expert settings",
+        &out,
+    )?;
+    an_unknown_profile_or_setting_is_refused(results.path())
+}
+
+/// `suite batch rustpipe` of one 5 s run at 1000/s into `results`, with
+/// `extra` arguments.
+fn rustpipe_batch(results: &Path, extra: &[&str]) -> Result<Output, String> {
+    output(
+        suite()
+            .args(["batch", "rustpipe", "--workload", "stateless"])
+            .args([
+                "--repeat", "1", "--rate", "1000", "--warmup", "3", "--window", "5",
+            ])
+            .args(extra)
+            .arg("--results")
+            .arg(results),
+    )
+}
+
+/// Each run records its profile; the expert run has its experts' linger_ms,
+/// the uniform run bench.yaml's, and its product applied the expert profile.
+fn the_expert_run_has_its_experts_settings(
+    out: &Output,
+    uniform: &RunRecord,
+    expert: &RunRecord,
+) -> Result<(), String> {
     ensure(
         uniform.config.profile == Profile::Uniform && expert.config.profile == Profile::Expert,
         &format!(
             "profiles recorded: {:?}, {:?}",
             uniform.config.profile, expert.config.profile
         ),
-        &out,
+        out,
     )?;
     let suite_config = Suite::load(&repo().join("bench.yaml")).map_err(|e| e.to_string())?;
     let experts = suite_config.products["rustpipe"]
@@ -466,18 +526,16 @@ fn the_expert_profile_is_recorded_as_its_own_point() -> Result<(), String> {
             && uniform.config.client.linger_ms == suite_config.bench.client.linger_ms
             && linger != suite_config.bench.client.linger_ms,
         "the expert run has its experts' linger_ms, the uniform run bench.yaml's",
-        &out,
+        out,
     )?;
-    crate::support::applied_the_client_profile(expert, &out)?;
-    let page = std::fs::read_to_string(results.path().join("html/stateless.html"))
-        .map_err(|e| format!("the stateless page: {e}"))?;
-    ensure(
-        page.contains("expert profile") && page.contains("Expert profile"),
-        "the page names the expert point and lists the expert settings",
-        &out,
-    )?;
+    crate::support::applied_the_client_profile(expert, out)
+}
 
-    let out = batch(&["--profile", "guru"])?;
+/// An unknown profile is refused on the first line of a usage error, an
+/// unknown product setting in one line naming it; the records in `results`
+/// stay as they were.
+fn an_unknown_profile_or_setting_is_refused(results: &Path) -> Result<(), String> {
+    let out = rustpipe_batch(results, &["--profile", "guru"])?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     ensure(
         out.status.code() == Some(2)
@@ -498,7 +556,7 @@ fn the_expert_profile_is_recorded_as_its_own_point() -> Result<(), String> {
             ])
             .args(["--repeat", "1", "--no-wait"])
             .arg("--results")
-            .arg(results.path()),
+            .arg(results),
     )?;
     let stderr = String::from_utf8_lossy(&out.stderr);
     ensure(
@@ -509,7 +567,7 @@ fn the_expert_profile_is_recorded_as_its_own_point() -> Result<(), String> {
         &out,
     )?;
     ensure(
-        records(results.path(), "stateless")?.len() == 2,
+        records(results, "stateless")?.len() == 2,
         "refused batches leave the records as they were",
         &out,
     )

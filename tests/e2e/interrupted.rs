@@ -1,7 +1,8 @@
 //! Runs that end early: a product that crashes, and Ctrl-C during a run.
 
 use std::io::{BufRead, BufReader};
-use std::process::Stdio;
+use std::process::{Child, ChildStderr, ExitStatus, Stdio};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 use libtest_mimic::Trial;
@@ -80,6 +81,8 @@ fn children_of(parent: u32) -> Vec<u32> {
         .collect()
 }
 
+/// Ctrl-C in the window: the run exits 130, stops its product, probe and
+/// gendata, records nothing, and leaves the broker running.
 fn ctrl_c_stops_every_child_and_writes_no_record() -> Result<(), String> {
     let results = tempfile::tempdir().map_err(|e| e.to_string())?;
     let mut child = suite()
@@ -101,29 +104,8 @@ fn ctrl_c_stops_every_child_and_writes_no_record() -> Result<(), String> {
         .spawn()
         .map_err(|e| e.to_string())?;
     let suite_pid = child.id();
-    let stderr = child.stderr.take().ok_or("no stderr")?;
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let mut seen = Vec::new();
-    loop {
-        match rx.recv_timeout(Duration::from_secs(1)) {
-            Ok(line) if line.contains("measuring") => break,
-            Ok(line) => seen.push(line),
-            Err(_) if Instant::now() > deadline => {
-                let _ = child.kill();
-                return Err(format!(
-                    "the run never reached its window:\n{}",
-                    seen.join("\n")
-                ));
-            }
-            Err(_) => {}
-        }
-    }
+    let lines = lines_of(child.stderr.take().ok_or("no stderr")?);
+    wait_for_the_window(&mut child, &lines)?;
     let children = children_of(suite_pid);
     if children.len() < 3 {
         let _ = child.kill();
@@ -131,22 +113,8 @@ fn ctrl_c_stops_every_child_and_writes_no_record() -> Result<(), String> {
             "expected product, probe and gendata, found {children:?}"
         ));
     }
-    // SAFETY: signalling a child we spawned.
-    unsafe {
-        libc::kill(suite_pid as i32, libc::SIGINT);
-    }
-    let deadline = Instant::now() + Duration::from_secs(60);
-    let status = loop {
-        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
-            break status;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            return Err("the run did not stop within 60 s of Ctrl-C".into());
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
-    let rest: Vec<String> = rx.try_iter().collect();
+    let status = interrupt(&mut child)?;
+    let rest: Vec<String> = lines.try_iter().collect();
     if status.code() != Some(130) {
         return Err(format!(
             "exit code 130 expected, got {status}:\n{}",
@@ -171,4 +139,55 @@ fn ctrl_c_stops_every_child_and_writes_no_record() -> Result<(), String> {
         return Err("the broker that was already running must be left running".into());
     }
     Ok(())
+}
+
+/// The lines of a child's standard error, read on a thread of their own.
+fn lines_of(stderr: ChildStderr) -> Receiver<String> {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stderr).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    rx
+}
+
+/// Waits up to 60 s for the run to say it is measuring; kills it if not.
+fn wait_for_the_window(child: &mut Child, lines: &Receiver<String>) -> Result<(), String> {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let mut seen = Vec::new();
+    loop {
+        match lines.recv_timeout(Duration::from_secs(1)) {
+            Ok(line) if line.contains("measuring") => return Ok(()),
+            Ok(line) => seen.push(line),
+            Err(_) if Instant::now() > deadline => {
+                let _ = child.kill();
+                return Err(format!(
+                    "the run never reached its window:\n{}",
+                    seen.join("\n")
+                ));
+            }
+            Err(_) => {}
+        }
+    }
+}
+
+/// Ctrl-C to the run, and its exit status once it stopped: an error, and
+/// the run killed, if it did not stop within 60 s.
+fn interrupt(child: &mut Child) -> Result<ExitStatus, String> {
+    // SAFETY: signalling a child we spawned.
+    unsafe {
+        libc::kill(child.id() as i32, libc::SIGINT);
+    }
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        if let Some(status) = child.try_wait().map_err(|e| e.to_string())? {
+            return Ok(status);
+        }
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            return Err("the run did not stop within 60 s of Ctrl-C".into());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
 }

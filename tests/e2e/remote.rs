@@ -4,11 +4,11 @@
 //! (connection, start, signals, /proc sampling, teardown) runs for real.
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 use libtest_mimic::Trial;
-use streamsuite::results::{Status, VerificationVerdict};
+use streamsuite::results::{RunRecord, Status, VerificationVerdict};
 
 use super::support::*;
 use super::trial;
@@ -187,6 +187,19 @@ fn a_product_placed_over_ssh_verifies_and_records_its_host_and_sampled_figures(
     ensure(all.len() == 1, "one record expected", &out)?;
     let r = &all[0];
     ensure(r.status == Status::Ok, "an ok record", &out)?;
+    verified_on_the_host_it_names(r, &address, &out)?;
+    sampled_and_started_both_instances_over_ssh(r, &out)?;
+    let left = processes_of_run(&r.run_id);
+    ensure(
+        left.is_empty(),
+        &format!("no process of the run is left on the host: {left:?}"),
+        &out,
+    )
+}
+
+/// The whole input verified, and the record places the product on
+/// `address`, whose identity, read over SSH, is this machine's.
+fn verified_on_the_host_it_names(r: &RunRecord, address: &str, out: &Output) -> Result<(), String> {
     let v = r.verification.as_ref().ok_or("verification missing")?;
     ensure(
         v.verdict == VerificationVerdict::Passed
@@ -194,15 +207,15 @@ fn a_product_placed_over_ssh_verifies_and_records_its_host_and_sampled_figures(
             && v.duplicated == 0
             && v.expected > 0,
         &format!("the whole input verified: {v:?}"),
-        &out,
+        out,
     )?;
     ensure(
-        r.config.hosts == [address.clone()],
+        r.config.hosts == [address.to_string()],
         &format!(
             "the record places the product on {address}: {:?}",
             r.config.hosts
         ),
-        &out,
+        out,
     )?;
     let placed = r.product_hosts.first().ok_or("no product host recorded")?;
     let here = streamsuite::model::host::HostInfo::current();
@@ -211,10 +224,14 @@ fn a_product_placed_over_ssh_verifies_and_records_its_host_and_sampled_figures(
             && placed.identity.same_host(&here)
             && placed.identity.memory_mb > 0,
         &format!("the host's identity, read over SSH, is this machine's: {placed:?}"),
-        &out,
-    )?;
-    // Every figure of the product came over SSH: no member runs as a
-    // child of the suite, so a local reading would find nothing.
+        out,
+    )
+}
+
+/// Every figure of the product came over SSH: no member runs as a child of
+/// the suite, so a local reading would find nothing. Each member was
+/// started through the remote start.
+fn sampled_and_started_both_instances_over_ssh(r: &RunRecord, out: &Output) -> Result<(), String> {
     let product = r
         .resources
         .as_ref()
@@ -223,7 +240,7 @@ fn a_product_placed_over_ssh_verifies_and_records_its_host_and_sampled_figures(
     ensure(
         product.processes_max == Some(2) && product.cpu_avg_pct > 0.0 && product.mem_max_mb > 1.0,
         &format!("both instances sampled over SSH, with CPU and memory: {product:?}"),
-        &out,
+        out,
     )?;
     for member in ["instance-0", "instance-1"] {
         let log = r.logs.join(format!("product-{member}.stdout.log"));
@@ -234,15 +251,10 @@ fn a_product_placed_over_ssh_verifies_and_records_its_host_and_sampled_figures(
                 "{member} was started through the remote start: {}",
                 log.display()
             ),
-            &out,
+            out,
         )?;
     }
-    let left = processes_of_run(&r.run_id);
-    ensure(
-        left.is_empty(),
-        &format!("no process of the run is left on the host: {left:?}"),
-        &out,
-    )
+    Ok(())
 }
 
 fn a_host_that_cannot_be_reached_is_named_before_anything_runs() -> Result<(), String> {

@@ -87,108 +87,9 @@ fn short_run_keeps_up(line: &str, delivery: Delivery) -> Result<(), String> {
         "host recorded",
         &out,
     )?;
-    let offered = metric(r, "offered_per_s")?;
-    let consumed = metric(r, "consumed_per_s")?;
-    let output_rate = metric(r, "output_per_s")?;
-    ensure(
-        (offered - 2000.0).abs() / 2000.0 < 0.01,
-        &format!("offered {offered} ~ 2000"),
-        &out,
-    )?;
-    ensure(
-        (consumed - offered).abs() / offered < 0.05,
-        &format!("consumed {consumed} within 5% of offered {offered}"),
-        &out,
-    )?;
-    ensure(metric(r, "latency_count")? > 0.0, "records timed", &out)?;
-    ensure(metric(r, "latency_p50_ms")? > 0.0, "p50 above zero", &out)?;
-    let share = output_rate / consumed;
-    ensure(
-        (share / eu_share() - 1.0).abs() < 0.05,
-        &format!(
-            "output/consumed {share:.4} within 5% of the eu-* share {}",
-            eu_share()
-        ),
-        &out,
-    )?;
-    for (name, m) in &r.metrics {
-        ensure(!m.unit.is_empty(), &format!("{name} has a unit"), &out)?;
-    }
-    ensure(
-        r.latency_histogram.as_ref().is_some_and(|h| !h.is_empty()),
-        "histogram stored",
-        &out,
-    )?;
-
-    // regime: a low rate keeps up with a flat backlog
-    ensure(r.regime == Some(Regime::KeepUp), "keep-up expected", &out)?;
-    let drift = metric(r, "lag_drift")?;
-    ensure(
-        drift.abs() <= 0.02,
-        &format!("lag drift {drift} near 0"),
-        &out,
-    )?;
-    // setup floor: reported, and below what the product adds on top of it
-    let floor = metric(r, "floor_p50_ms")?;
-    let p50 = metric(r, "latency_p50_ms")?;
-    ensure(
-        floor > 0.0 && floor < p50,
-        &format!("floor p50 {floor} in (0, {p50})"),
-        &out,
-    )?;
-    ensure(
-        (metric(r, "added_p50_ms")? - (p50 - floor)).abs() < 1e-9,
-        "added = product - floor",
-        &out,
-    )?;
-    // resources: the product's tree and each harness process, apart
-    ensure(
-        metric(r, "cpu_avg_pct")? > 0.0,
-        "product CPU above zero",
-        &out,
-    )?;
-    ensure(
-        metric(r, "mem_avg_mb")? > 0.0,
-        "product PSS above zero",
-        &out,
-    )?;
-    ensure(
-        metric(r, "samples")? >= 9.0,
-        "about one sample per second of window",
-        &out,
-    )?;
-    let cpu = metric(r, "cpu_avg_pct")?;
-    let per_core = metric(r, "rows_per_s_per_core")?;
-    ensure(
-        (per_core - consumed / (cpu / 100.0)).abs() < 1e-6 * per_core,
-        "rows/s per core = consumed / cores busy",
-        &out,
-    )?;
-    ensure(
-        metric(r, "extra_records_per_record")? == 0.0,
-        "rustpipe writes no other topic",
-        &out,
-    )?;
-    let resources = r.resources.as_ref().ok_or("resources missing")?;
-    let gendata = resources.gendata.as_ref().ok_or("gendata not sampled")?;
-    let probe = resources.probe.as_ref().ok_or("probe not sampled")?;
-    let broker = resources.broker.as_ref().ok_or("broker not sampled")?;
-    ensure(
-        gendata.cpu_avg_pct > 0.0 && gendata.mem_avg_mb > 0.0,
-        "gendata sampled",
-        &out,
-    )?;
-    ensure(
-        probe.cpu_avg_pct > 0.0 && probe.mem_avg_mb > 0.0,
-        "probe sampled",
-        &out,
-    )?;
-    ensure(
-        broker.mem_avg_mb > 100.0,
-        "the broker's JVM sampled on its own",
-        &out,
-    )?;
-    ensure(resources.host.is_some(), "host sampled", &out)?;
+    the_flow_is_the_offered_rate_and_the_eu_share(r, &out)?;
+    kept_up_above_the_setup_floor(r, &out)?;
+    sampled_the_product_and_each_harness_process(r, &out)?;
     the_harness_checked_itself(r, &out)?;
     did_the_same_work(r, &out)?;
     let series = r.series.as_ref().ok_or("series missing")?;
@@ -198,6 +99,124 @@ fn short_run_keeps_up(line: &str, delivery: Delivery) -> Result<(), String> {
         &out,
     )?;
     crate::stalls::kept_latency_over_time(r, &out)
+}
+
+/// Offered about 2000/s, consumed within 5 % of it, records timed, output
+/// within 5 % of the eu-* share, every figure with a unit and the histogram
+/// stored.
+fn the_flow_is_the_offered_rate_and_the_eu_share(
+    r: &RunRecord,
+    out: &Output,
+) -> Result<(), String> {
+    let offered = metric(r, "offered_per_s")?;
+    let consumed = metric(r, "consumed_per_s")?;
+    let output_rate = metric(r, "output_per_s")?;
+    ensure(
+        (offered - 2000.0).abs() / 2000.0 < 0.01,
+        &format!("offered {offered} ~ 2000"),
+        out,
+    )?;
+    ensure(
+        (consumed - offered).abs() / offered < 0.05,
+        &format!("consumed {consumed} within 5% of offered {offered}"),
+        out,
+    )?;
+    ensure(metric(r, "latency_count")? > 0.0, "records timed", out)?;
+    ensure(metric(r, "latency_p50_ms")? > 0.0, "p50 above zero", out)?;
+    let share = output_rate / consumed;
+    ensure(
+        (share / eu_share() - 1.0).abs() < 0.05,
+        &format!(
+            "output/consumed {share:.4} within 5% of the eu-* share {}",
+            eu_share()
+        ),
+        out,
+    )?;
+    for (name, m) in &r.metrics {
+        ensure(!m.unit.is_empty(), &format!("{name} has a unit"), out)?;
+    }
+    ensure(
+        r.latency_histogram.as_ref().is_some_and(|h| !h.is_empty()),
+        "histogram stored",
+        out,
+    )
+}
+
+/// The regime: a low rate keeps up with a flat backlog. The setup floor is
+/// reported, below what the product adds on top of it.
+fn kept_up_above_the_setup_floor(r: &RunRecord, out: &Output) -> Result<(), String> {
+    ensure(r.regime == Some(Regime::KeepUp), "keep-up expected", out)?;
+    let drift = metric(r, "lag_drift")?;
+    ensure(
+        drift.abs() <= 0.02,
+        &format!("lag drift {drift} near 0"),
+        out,
+    )?;
+    let floor = metric(r, "floor_p50_ms")?;
+    let p50 = metric(r, "latency_p50_ms")?;
+    ensure(
+        floor > 0.0 && floor < p50,
+        &format!("floor p50 {floor} in (0, {p50})"),
+        out,
+    )?;
+    ensure(
+        (metric(r, "added_p50_ms")? - (p50 - floor)).abs() < 1e-9,
+        "added = product - floor",
+        out,
+    )
+}
+
+/// The resources: the product's tree and each harness process, apart, about
+/// a sample a second, and the efficiency figures that follow from them.
+fn sampled_the_product_and_each_harness_process(r: &RunRecord, out: &Output) -> Result<(), String> {
+    ensure(
+        metric(r, "cpu_avg_pct")? > 0.0,
+        "product CPU above zero",
+        out,
+    )?;
+    ensure(
+        metric(r, "mem_avg_mb")? > 0.0,
+        "product PSS above zero",
+        out,
+    )?;
+    ensure(
+        metric(r, "samples")? >= 9.0,
+        "about one sample per second of window",
+        out,
+    )?;
+    let consumed = metric(r, "consumed_per_s")?;
+    let cpu = metric(r, "cpu_avg_pct")?;
+    let per_core = metric(r, "rows_per_s_per_core")?;
+    ensure(
+        (per_core - consumed / (cpu / 100.0)).abs() < 1e-6 * per_core,
+        "rows/s per core = consumed / cores busy",
+        out,
+    )?;
+    ensure(
+        metric(r, "extra_records_per_record")? == 0.0,
+        "rustpipe writes no other topic",
+        out,
+    )?;
+    let resources = r.resources.as_ref().ok_or("resources missing")?;
+    let gendata = resources.gendata.as_ref().ok_or("gendata not sampled")?;
+    let probe = resources.probe.as_ref().ok_or("probe not sampled")?;
+    let broker = resources.broker.as_ref().ok_or("broker not sampled")?;
+    ensure(
+        gendata.cpu_avg_pct > 0.0 && gendata.mem_avg_mb > 0.0,
+        "gendata sampled",
+        out,
+    )?;
+    ensure(
+        probe.cpu_avg_pct > 0.0 && probe.mem_avg_mb > 0.0,
+        "probe sampled",
+        out,
+    )?;
+    ensure(
+        broker.mem_avg_mb > 100.0,
+        "the broker's JVM sampled on its own",
+        out,
+    )?;
+    ensure(resources.host.is_some(), "host sampled", out)
 }
 
 fn alos_line_keeps_up_and_keeps_the_eu_share() -> Result<(), String> {

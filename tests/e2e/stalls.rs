@@ -156,17 +156,23 @@ fn a_pause_in_the_output_shows_in_latency_over_time_and_flags_stalls() -> Result
         &format!("intervals before the pause were ordinary: {latency:?}"),
         &out,
     )?;
+    flagged_stalls_and_withheld_no_latency(r, &out)
+}
+
+/// The run counts at least one stalled interval and is flagged `stalls`;
+/// its latency is quoted all the same.
+fn flagged_stalls_and_withheld_no_latency(r: &RunRecord, out: &Output) -> Result<(), String> {
     let stalls = r.metrics.get("stalls").map(|m| m.value).unwrap_or(0.0);
     ensure(
         stalls >= 1.0 && r.has_flag(flag::STALLS),
         &format!("stalls {stalls}, flags {:?}", r.flags),
-        &out,
+        out,
     )?;
     ensure(
         !r.not_applicable
             .get("latency")
             .is_some_and(|why| why.contains("stall")),
         "a stall withholds no latency",
-        &out,
+        out,
     )
 }

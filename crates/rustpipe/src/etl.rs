@@ -26,14 +26,12 @@ use std::sync::mpsc::{channel, Receiver, Sender};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use anyhow::{anyhow, bail, Context, Result};
-use base64::Engine;
-use hdrhistogram::serialization::{Serializer, V2DeflateSerializer};
-use hdrhistogram::Histogram;
+use messages::histogram;
+use messages::insert::InsertAck;
 use rdkafka::consumer::{BaseConsumer, CommitMode, Consumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::Message;
 use rdkafka::{Offset, TopicPartitionList};
-use serde::Serialize;
 
 use crate::avro::{Decoder, DecoderKind};
 use crate::rows::{keeps, BlockEncoder, RowFormat};
@@ -119,19 +117,6 @@ fn now_us() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map_or(0, |d| d.as_micros() as i64)
-}
-
-/// One acknowledged insert, as logged.
-#[derive(Debug, Serialize)]
-struct InsertAck {
-    ack_us: i64,
-    flush_us: u64,
-    rows: u64,
-    /// Backpressure pauses so far: the consumer paused with every insert
-    /// slot busy.
-    pauses: u64,
-    /// Rows' end-to-end latency, µs: HdrHistogram V2 + deflate, base64.
-    latency: String,
 }
 
 /// A block handed to an insert, until it is acknowledged.
@@ -442,23 +427,20 @@ impl Sink<'_> {
     }
 
     fn log_ack(&mut self, ack_us: i64, flushed: Duration, stamps: &[(i64, u32)]) -> Result<()> {
-        // 1 µs .. 1 h, 3 significant digits.
-        let mut latency = Histogram::<u64>::new_with_bounds(1, 3_600_000_000, 3)?;
+        let mut latency = histogram::latency_us();
         let mut rows = 0u64;
         for &(ts_us, count) in stamps {
             latency.saturating_record_n((ack_us - ts_us).max(1) as u64, u64::from(count));
             rows += u64::from(count);
         }
-        let mut bytes = Vec::new();
-        V2DeflateSerializer::new()
-            .serialize(&latency, &mut bytes)
+        let latency = histogram::encode(&latency)
             .map_err(|err| anyhow!("rustpipe: serializing a histogram: {err:?}"))?;
         let ack = InsertAck {
             ack_us,
             flush_us: flushed.as_micros() as u64,
             rows,
             pauses: self.pauses,
-            latency: base64::engine::general_purpose::STANDARD.encode(bytes),
+            latency,
         };
         serde_json::to_writer(&mut self.log, &ack)?;
         self.log.write_all(b"\n")?;

@@ -17,22 +17,21 @@ use std::thread::JoinHandle;
 use std::time::Instant;
 
 use anyhow::{anyhow, bail, Result};
-use serde::Serialize;
+use messages::rig::{self as named, Measurement};
 
 use crate::alloc_count::CountingAllocator;
 use crate::avro::{Decoder, DecoderKind};
 use crate::rows::{keeps, BlockEncoder, RowFormat};
 
 /// Which part of the work an arm times.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RigStage {
     Decode,
     Pipeline,
 }
 
 /// One configuration of the rig.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Arm {
     pub stage: RigStage,
     pub decoder: DecoderKind,
@@ -40,15 +39,18 @@ pub struct Arm {
     pub format: Option<RowFormat>,
 }
 
-impl Serialize for DecoderKind {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
-    }
-}
-
-impl Serialize for RowFormat {
-    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        s.serialize_str(self.as_str())
+impl Arm {
+    /// The arm as its measurements name it.
+    pub fn named(self) -> named::Arm {
+        named::Arm {
+            stage: match self.stage {
+                RigStage::Decode => named::DECODE,
+                RigStage::Pipeline => named::PIPELINE,
+            }
+            .to_string(),
+            decoder: self.decoder.as_str().to_string(),
+            format: self.format.map(|f| f.as_str().to_string()),
+        }
     }
 }
 
@@ -85,23 +87,6 @@ pub struct RigPlan {
     pub block_rows: usize,
     /// Shard threads blocks are handed to (pipeline arms).
     pub shards: usize,
-}
-
-/// One arm's repetition.
-#[derive(Debug, Clone, Serialize)]
-pub struct Measurement {
-    pub arm: Arm,
-    /// 0-based.
-    pub repetition: usize,
-    /// Events through the stage in the timed pass.
-    pub events: u64,
-    pub seconds: f64,
-    /// Rows the pipeline kept (0 for decode arms).
-    pub rows: u64,
-    /// Events in the counted pass, and what it allocated.
-    pub counted_events: u64,
-    pub allocations: u64,
-    pub allocated_bytes: u64,
 }
 
 /// Runs every arm `plan.repetitions` times, interleaved, handing each
@@ -150,7 +135,7 @@ fn measure(
     let rows = stage.rows() - rows_before;
     stage.close()?;
     Ok(Measurement {
-        arm,
+        arm: arm.named(),
         repetition,
         events,
         seconds,

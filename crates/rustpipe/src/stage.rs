@@ -496,7 +496,7 @@ mod tests {
     fn faults_drop_and_corrupt_what_they_say_and_verification_counts_them() {
         use event_model::generator::Core;
         use streamsuite::config::Delivery;
-        use streamsuite::gendata::schedule::Schedule;
+        use streamsuite::gendata::schedule::{Pacing, Schedule};
         use streamsuite::workloads::{self, Expectation, Output};
 
         let options = PipelineOptions {
@@ -515,7 +515,7 @@ mod tests {
                 committed: n,
                 covered: None,
                 partitions: 1,
-                schedule: Some(schedule),
+                pacing: Pacing::Paced(schedule),
                 delivery: Delivery::ExactlyOnce,
             })
             .unwrap();

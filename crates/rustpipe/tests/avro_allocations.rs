@@ -63,7 +63,8 @@ fn the_borrowed_path_allocates_nothing_and_the_owned_paths_do() {
 }
 
 fn the_rig_measures_every_arm_on_the_same_events_and_rows() {
-    use rustpipe::rig::{self, RigPlan, RigStage};
+    use messages::rig::{DECODE, PIPELINE};
+    use rustpipe::rig::{self, RigPlan};
     let datums: Vec<Vec<u8>> = (0..8).map(|m| datum(m, 50)).collect();
     // Rows the filter keeps from one pass over the ring, from the generator.
     let kept_per_ring = (0..8 * 50)
@@ -89,7 +90,7 @@ fn the_rig_measures_every_arm_on_the_same_events_and_rows() {
         assert_eq!(m.events, 16 * 50, "{:?}", m.arm);
         assert_eq!(m.counted_events, 8 * 50, "{:?}", m.arm);
         assert!(m.seconds > 0.0);
-        let rows = if m.arm.stage == RigStage::Pipeline {
+        let rows = if m.arm.stage == PIPELINE {
             2 * kept_per_ring
         } else {
             0
@@ -97,10 +98,10 @@ fn the_rig_measures_every_arm_on_the_same_events_and_rows() {
         assert_eq!(m.rows, rows, "{:?}", m.arm);
     }
     // The arms' order rotates: repetition 1 starts with the second arm.
-    assert_eq!(measurements[9].arm, rig::arms()[1]);
+    assert_eq!(measurements[9].arm, rig::arms()[1].named());
     let borrowed_decode = measurements
         .iter()
-        .find(|m| m.arm.stage == RigStage::Decode && m.arm.decoder == DecoderKind::FastBorrowed)
+        .find(|m| m.arm.stage == DECODE && m.arm.decoder == DecoderKind::FastBorrowed.as_str())
         .unwrap();
     assert_eq!(borrowed_decode.allocations, 0);
 }

@@ -6,11 +6,16 @@ use super::super::sanity::SanityInputs;
 use super::super::window::{self, Sample};
 use super::{
     close, flag_host, flag_slow_samples, put_efficiency, put_sanity, put_verification, resources,
-    Helpers, Judgement, Verified, RATE,
+    Helpers, Judgement, Verified,
 };
 use crate::config::Tolerances;
+use crate::gendata::schedule::Pacing;
 use crate::model::gendata::GendataSummary;
-use crate::results::{Better, Regime, Resources, RunConfig};
+use crate::results::figure::{
+    ADDED_P50_MS, ADDED_P99_MS, CONSUMED_PER_S, CPU_AVG_PCT, DRAIN_CAPACITY_PER_S,
+    DRAIN_FIRST_COMMIT_S, DRAIN_S, LAG_DRIFT, OFFERED_PER_S, SLOW_SAMPLES,
+};
+use crate::results::{Regime, Resources, RunConfig};
 use crate::workloads::TopicOutput;
 
 /// Everything a drain run's figures are judged from.
@@ -200,15 +205,16 @@ pub fn judge_drain(m: &DrainInputs<'_>) -> Judgement {
     }
     let why_latency = "a drain run has no schedule: every record was written before the \
                        product started, so its age measures the backlog, not the product";
-    for name in ["latency", "added_p50_ms", "added_p99_ms"] {
-        j.not_applies(name, why_latency);
+    j.not_applies_to("latency", why_latency);
+    for figure in [&ADDED_P50_MS, &ADDED_P99_MS] {
+        j.not_applies(figure, why_latency);
     }
     j.not_applies(
-        "offered_per_s",
+        &OFFERED_PER_S,
         "a drain run offers its records before the product starts",
     );
     j.not_applies(
-        "lag_drift",
+        &LAG_DRIFT,
         "a drain run's backlog only shrinks: its regime is draining by design",
     );
     let span = drain_span(m.progress, m.records);
@@ -260,22 +266,20 @@ fn put_drain_figures(
     };
     match &timed {
         Ok((per_s, seconds)) => {
-            j.put("drain_capacity_per_s", *per_s, RATE, Better::Higher);
+            j.put(&DRAIN_CAPACITY_PER_S, *per_s);
             if let Some(seconds) = seconds {
-                j.put("drain_s", *seconds, "s", Better::Lower);
+                j.put(&DRAIN_S, *seconds);
             }
         }
         Err(why) => {
-            j.not_applies("drain_capacity_per_s", why);
-            j.not_applies("drain_s", why);
+            j.not_applies(&DRAIN_CAPACITY_PER_S, why);
+            j.not_applies(&DRAIN_S, why);
         }
     }
     if let Some(span) = span {
         j.put(
-            "drain_first_commit_s",
+            &DRAIN_FIRST_COMMIT_S,
             (span.first_us - m.ready_us) as f64 / 1e6,
-            "s",
-            Better::Lower,
         );
     }
     timed.map(|(per_s, _)| per_s)
@@ -315,8 +319,8 @@ fn put_span_resources(
     let flow = window::flow(&window::offset_reads(in_span, &[]), span_s);
     let short = "the drain spanned fewer than two samples; use a larger --drain";
     match &flow {
-        Some(flow) => j.put("consumed_per_s", flow.consumed_per_s, RATE, Better::Higher),
-        None => j.not_applies("consumed_per_s", short),
+        Some(flow) => j.put(&CONSUMED_PER_S, flow.consumed_per_s),
+        None => j.not_applies(&CONSUMED_PER_S, short),
     }
     let helpers = Helpers {
         gendata: false,
@@ -326,16 +330,11 @@ fn put_span_resources(
     let resources = resources(in_span, m.ticks_per_s, helpers);
     flag_host(j, &resources, m.tolerances);
     let slow_samples = flag_slow_samples(j, in_span);
-    j.put(
-        "slow_samples",
-        slow_samples as f64,
-        "samples",
-        Better::Lower,
-    );
+    j.put(&SLOW_SAMPLES, slow_samples as f64);
     match (&resources.product, capacity) {
         (Some(p), Ok(per_s)) => put_efficiency(j, p, *per_s),
         (Some(p), Err(_)) => put_efficiency(j, p, flow.map_or(0.0, |f| f.consumed_per_s)),
-        (None, _) => j.not_applies("cpu_avg_pct", short),
+        (None, _) => j.not_applies(&CPU_AVG_PCT, short),
     }
     resources
 }
@@ -354,7 +353,7 @@ fn judge_drain_work(j: &mut Judgement, m: &DrainInputs<'_>) {
                 expected_selectivity: (m.config.input_partitions == 1)
                     .then(|| {
                         m.workload
-                            .expected_selectivity(m.config.seed, None, 0, consumed)
+                            .expected_selectivity(m.config.seed, Pacing::Unpaced, 0, consumed)
                     })
                     .flatten(),
                 tolerance: m.tolerances.selectivity,

@@ -8,11 +8,16 @@ use super::super::window::{OffsetRead, Sample};
 use super::{
     close, fail_on_delivery_errors, flag_generator_behind, flag_host, put_efficiency, put_settle,
     put_verification, resources, windowed, withhold_if_inconsistent, Helpers, Judgement, Settle,
-    Verified, Windowed, RATE,
+    Verified, Windowed,
 };
 use crate::config::Tolerances;
 use crate::model::gendata::GendataSummary;
-use crate::results::{flag, Better, Resources, RunConfig};
+use crate::results::figure::{
+    BACKPRESSURE_PAUSES, CONSUMED_PER_S, CPU_AVG_PCT, EVENTS_PER_MESSAGE, LAG_DRIFT, OFFERED_PER_S,
+    ROWS_PER_S, ROW_E2E_P50_MS, ROW_E2E_P99_MS, SINK_CPU_AVG_PCT, SINK_FLUSH_P50_MS,
+    SINK_FLUSH_P99_MS, SINK_INSERTS, SINK_MEM_AVG_MB,
+};
+use crate::results::{flag, Resources, RunConfig};
 
 /// Everything an ETL run's figures are judged from: a run whose output is
 /// a ClickHouse table, not a topic, so it has no probe.
@@ -82,14 +87,9 @@ pub fn judge_etl(m: &EtlInputs<'_>) -> Judgement {
         j.flags.push(flag::COARSE_COMMITS);
     }
     fail_on_delivery_errors(&mut j, m.gendata);
-    j.put(
-        "offered_per_s",
-        m.gendata.window_records as f64 / window_s,
-        RATE,
-        Better::Higher,
-    );
-    j.put("consumed_per_s", flow.consumed_per_s, RATE, Better::Higher);
-    j.put("lag_drift", flow.drift, "ratio", Better::Lower);
+    j.put(&OFFERED_PER_S, m.gendata.window_records as f64 / window_s);
+    j.put(&CONSUMED_PER_S, flow.consumed_per_s);
+    j.put(&LAG_DRIFT, flow.drift);
     put_table_figures(&mut j, m);
     put_settle(&mut j, m.settle);
     put_etl_resources(&mut j, &resources, flow.consumed_per_s);
@@ -113,47 +113,30 @@ fn put_table_figures(j: &mut Judgement, m: &EtlInputs<'_>) {
     let counted_s = (end_us - start_us) as f64 / 1e6;
     if counted_s > 0.0 {
         j.put(
-            "rows_per_s",
+            &ROWS_PER_S,
             end_rows.saturating_sub(start_rows) as f64 / counted_s,
-            "rows/s",
-            Better::Higher,
         );
     }
-    j.put(
-        "events_per_message",
-        f64::from(m.events),
-        "events",
-        Better::Higher,
-    );
+    j.put(&EVENTS_PER_MESSAGE, f64::from(m.events));
     match m.sink {
         Some(sink) => {
-            j.put("sink_flush_p50_ms", sink.flush_p50_ms, "ms", Better::Lower);
-            j.put("sink_flush_p99_ms", sink.flush_p99_ms, "ms", Better::Lower);
-            j.put("row_e2e_p50_ms", sink.row_e2e_p50_ms, "ms", Better::Lower);
-            j.put("row_e2e_p99_ms", sink.row_e2e_p99_ms, "ms", Better::Lower);
-            j.put(
-                "backpressure_pauses",
-                sink.pauses as f64,
-                "pauses",
-                Better::Lower,
-            );
-            j.put(
-                "sink_inserts",
-                sink.inserts as f64,
-                "inserts",
-                Better::Higher,
-            );
+            j.put(&SINK_FLUSH_P50_MS, sink.flush_p50_ms);
+            j.put(&SINK_FLUSH_P99_MS, sink.flush_p99_ms);
+            j.put(&ROW_E2E_P50_MS, sink.row_e2e_p50_ms);
+            j.put(&ROW_E2E_P99_MS, sink.row_e2e_p99_ms);
+            j.put(&BACKPRESSURE_PAUSES, sink.pauses as f64);
+            j.put(&SINK_INSERTS, sink.inserts as f64);
         }
         None => {
             let why = "no insert was acknowledged in the window";
-            for name in [
-                "sink_flush_p50_ms",
-                "sink_flush_p99_ms",
-                "row_e2e_p50_ms",
-                "row_e2e_p99_ms",
-                "backpressure_pauses",
+            for figure in [
+                &SINK_FLUSH_P50_MS,
+                &SINK_FLUSH_P99_MS,
+                &ROW_E2E_P50_MS,
+                &ROW_E2E_P99_MS,
+                &BACKPRESSURE_PAUSES,
             ] {
-                j.not_applies(name, why);
+                j.not_applies(figure, why);
             }
             j.failure.get_or_insert_with(|| why.to_string());
         }
@@ -164,15 +147,10 @@ fn put_table_figures(j: &mut Judgement, m: &EtlInputs<'_>) {
 fn put_etl_resources(j: &mut Judgement, resources: &Resources, consumed_per_s: f64) {
     match &resources.product {
         Some(p) => put_efficiency(j, p, consumed_per_s),
-        None => j.not_applies("cpu_avg_pct", "the product's tree could not be sampled"),
+        None => j.not_applies(&CPU_AVG_PCT, "the product's tree could not be sampled"),
     }
     if let Some(sink) = &resources.sink {
-        j.put(
-            "sink_cpu_avg_pct",
-            sink.cpu_avg_pct,
-            "% of one core",
-            Better::Lower,
-        );
-        j.put("sink_mem_avg_mb", sink.mem_avg_mb, "MB", Better::Lower);
+        j.put(&SINK_CPU_AVG_PCT, sink.cpu_avg_pct);
+        j.put(&SINK_MEM_AVG_MB, sink.mem_avg_mb);
     }
 }

@@ -17,9 +17,13 @@ use std::collections::BTreeMap;
 
 use crate::config::Tolerances;
 use crate::model::gendata::GendataSummary;
+use crate::results::figure::{
+    self, Figure, CPU_AVG_PCT, CPU_P95_PCT, MEM_AVG_MB, MEM_MAX_MB, ROWS_PER_S_PER_CORE,
+    ROWS_PER_S_PER_GB, RSS_AVG_MB, SAMPLES, SETTLE_S, USS_AVG_MB, US_CPU_PER_RECORD,
+};
 use crate::results::{
-    flag, Better, Metric, Regime, ResourceSummary, Resources, RunConfig, Sanity, SanityVerdict,
-    Series, Verification, VerificationVerdict,
+    flag, Metric, Regime, ResourceSummary, Resources, RunConfig, Sanity, SanityVerdict, Series,
+    Verification, VerificationVerdict,
 };
 
 use super::sanity::{judge_sanity, SanityInputs};
@@ -69,32 +73,29 @@ pub struct Judgement {
 }
 
 impl Judgement {
-    pub(super) fn put(&mut self, name: &str, value: f64, unit: &str, better: Better) {
+    pub(super) fn put(&mut self, figure: &Figure, value: f64) {
         self.metrics
-            .insert(name.into(), Metric::new(value, unit, better));
+            .insert(figure.name.into(), figure.metric(value));
     }
 
     /// Puts `value`, or notes why the figure does not apply.
-    pub(super) fn maybe(
-        &mut self,
-        name: &str,
-        value: Option<f64>,
-        unit: &str,
-        better: Better,
-        why: &str,
-    ) {
+    pub(super) fn maybe(&mut self, figure: &Figure, value: Option<f64>, why: &str) {
         match value {
-            Some(value) => self.put(name, value, unit, better),
-            None => self.not_applies(name, why),
+            Some(value) => self.put(figure, value),
+            None => self.not_applies(figure, why),
         }
     }
 
-    pub(super) fn not_applies(&mut self, name: &str, why: &str) {
-        self.not_applicable.insert(name.into(), why.into());
+    pub(super) fn not_applies(&mut self, figure: &Figure, why: &str) {
+        self.not_applies_to(figure.name, why);
+    }
+
+    /// Notes why a part of the record that is no one figure does not apply:
+    /// `latency` (all the latency figures), `flow`, `verification`.
+    pub(super) fn not_applies_to(&mut self, key: &str, why: &str) {
+        self.not_applicable.insert(key.into(), why.into());
     }
 }
-
-const RATE: &str = "records/s";
 
 /// A window's samples, the input's flow over them and the regime the flow
 /// shows.
@@ -193,7 +194,7 @@ pub(super) fn flag_host(j: &mut Judgement, resources: &Resources, tolerances: &T
             j.flags.push(flag::CPU_MISMATCH)
         }
         Some(_) => {}
-        None => j.not_applies(
+        None => j.not_applies_to(
             "cgroup_cpu",
             "the product's cgroup was not read at both ends of the window; its CPU is the /proc samples'",
         ),
@@ -218,7 +219,7 @@ pub(super) fn flag_generator_behind(
     config: &RunConfig,
     tolerances: &Tolerances,
 ) -> bool {
-    let behind = config.rate > 0 && gendata.behind_p99_ms > tolerances.generator_behind_ms;
+    let behind = config.is_paced() && gendata.behind_p99_ms > tolerances.generator_behind_ms;
     if behind {
         j.flags.push(flag::GENERATOR_BEHIND);
     }
@@ -238,15 +239,15 @@ pub(super) fn fail_on_delivery_errors(j: &mut Judgement, gendata: &GendataSummar
 /// How long the product took to finish its input after the window.
 pub(super) fn put_settle(j: &mut Judgement, settle: Option<Settle>) {
     match settle {
-        Some(settle) if settle.reached_end => j.put("settle_s", settle.seconds, "s", Better::Lower),
+        Some(settle) if settle.reached_end => j.put(&SETTLE_S, settle.seconds),
         Some(settle) => j.not_applies(
-            "settle_s",
+            &SETTLE_S,
             &format!(
                 "the product had not finished its input when the settle phase ended after {:.0} s",
                 settle.seconds
             ),
         ),
-        None => j.not_applies("settle_s", "the product was down at the window's end"),
+        None => j.not_applies(&SETTLE_S, "the product was down at the window's end"),
     }
 }
 
@@ -274,15 +275,6 @@ pub(super) fn close(
     j.resources = Some(resources);
 }
 
-/// The figures a run whose flow figures disagree does not quote: its
-/// capacity (consumed/s), what is per record consumed, and its latency.
-const FLOW_DEPENDENT: [&str; 4] = [
-    "consumed_per_s",
-    "rows_per_s_per_core",
-    "us_cpu_per_record",
-    "rows_per_s_per_gb",
-];
-
 /// Flags `inconsistent-flow` and takes out the figures that lean on the
 /// flow, each with the disagreements as its reason.
 pub(super) fn withhold_if_inconsistent(j: &mut Judgement, disagreements: &[String]) {
@@ -298,56 +290,48 @@ pub(super) fn withhold_if_inconsistent(j: &mut Judgement, disagreements: &[Strin
         .cloned()
         .collect();
     let quoted_latency = !latency.is_empty();
-    for name in FLOW_DEPENDENT.iter().map(|n| n.to_string()).chain(latency) {
+    let flow_dependent = figure::ALL.iter().filter(|f| f.flow_dependent);
+    for name in flow_dependent.map(|f| f.name.to_string()).chain(latency) {
         j.metrics.remove(&name);
-        j.not_applies(&name, &why);
+        j.not_applies_to(&name, &why);
     }
     // Latency withheld here, not for a reason already given (a saturated
     // run's), and not on a run that times none (an ETL run).
     if quoted_latency {
-        j.not_applies("latency", &why);
+        j.not_applies_to("latency", &why);
     }
-    j.not_applies("flow", &disagreements.join("; "));
+    j.not_applies_to("flow", &disagreements.join("; "));
 }
 
 /// CPU, memory and the efficiency figures of the product's tree, with
 /// `consumed_per_s` as the rate the efficiency is of.
 pub(super) fn put_efficiency(j: &mut Judgement, p: &ResourceSummary, consumed_per_s: f64) {
-    let cpu_unit = "% of one core";
-    j.put("cpu_avg_pct", p.cpu_avg_pct, cpu_unit, Better::Lower);
-    j.put("cpu_p95_pct", p.cpu_p95_pct, cpu_unit, Better::Lower);
-    j.put("mem_avg_mb", p.mem_avg_mb, "MB", Better::Lower);
-    j.put("mem_max_mb", p.mem_max_mb, "MB", Better::Lower);
+    j.put(&CPU_AVG_PCT, p.cpu_avg_pct);
+    j.put(&CPU_P95_PCT, p.cpu_p95_pct);
+    j.put(&MEM_AVG_MB, p.mem_avg_mb);
+    j.put(&MEM_MAX_MB, p.mem_max_mb);
     if let Some(rss) = p.rss_avg_mb {
-        j.put("rss_avg_mb", rss, "MB", Better::Lower);
+        j.put(&RSS_AVG_MB, rss);
     }
     j.maybe(
-        "uss_avg_mb",
+        &USS_AVG_MB,
         p.uss_avg_mb,
-        "MB",
-        Better::Lower,
         "the product's smaps_rollup could not be read at every sample",
     );
-    j.put("samples", p.samples as f64, "samples", Better::Higher);
+    j.put(&SAMPLES, p.samples as f64);
     j.maybe(
-        "rows_per_s_per_core",
+        &ROWS_PER_S_PER_CORE,
         rows_per_s_per_core(consumed_per_s, p.cpu_avg_pct),
-        "records/s per core",
-        Better::Higher,
         "the product used no measurable CPU",
     );
     j.maybe(
-        "us_cpu_per_record",
+        &US_CPU_PER_RECORD,
         us_cpu_per_record(consumed_per_s, p.cpu_avg_pct),
-        "us",
-        Better::Lower,
         "the product consumed no records",
     );
     j.maybe(
-        "rows_per_s_per_gb",
+        &ROWS_PER_S_PER_GB,
         rows_per_s_per_gb(consumed_per_s, p.mem_avg_mb),
-        "records/s per GB",
-        Better::Higher,
         "the product's memory could not be read",
     );
 }
@@ -363,6 +347,6 @@ pub(super) fn put_verification(j: &mut Judgement, verified: &Verified) {
             }
             j.verification = Some(verification.clone());
         }
-        Verified::Skipped(why) => j.not_applies("verification", why),
+        Verified::Skipped(why) => j.not_applies_to("verification", why),
     }
 }

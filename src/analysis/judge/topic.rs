@@ -11,13 +11,21 @@ use super::super::{added_over_floor, steady};
 use super::{
     close, fail_on_delivery_errors, flag_generator_behind, flag_host, flag_slow_samples,
     put_efficiency, put_sanity, put_settle, put_verification, resources, windowed,
-    withhold_if_inconsistent, Helpers, Judgement, Settle, Verified, Windowed, RATE,
+    withhold_if_inconsistent, Helpers, Judgement, Settle, Verified, Windowed,
 };
 use crate::config::Tolerances;
-use crate::gendata::schedule::Schedule;
+use crate::gendata::schedule::Pacing;
 use crate::model::gendata::GendataSummary;
 use crate::model::probe::{ProbeSummary, PROBE_BEHIND_LIMIT_MS};
-use crate::results::{flag, Better, Regime, RunConfig};
+use crate::results::figure::{
+    ADDED_P50_MS, ADDED_P99_MS, BACKLOG_END, BACKLOG_START, COMMIT_MOVES, CONSUMED_PER_S,
+    CPU_PER_RECORD_FIRST_THIRD_US, CPU_PER_RECORD_LAST_THIRD_US, EXTRA_RECORDS_PER_RECORD,
+    FLOOR_P50_MS, FLOOR_P99_MS, GENDATA_BEHIND_MAX_MS, GENDATA_BEHIND_P99_MS, INPUT_PER_S,
+    LAG_DRIFT, LATENCY_COUNT, LATENCY_MAX_MS, LATENCY_P50_MS, LATENCY_P90_MS, LATENCY_P999_MS,
+    LATENCY_P99_MS, OFFERED_PER_S, OUTPUT_PER_S, PROBE_LAG_MAX_MS, PROBE_LAG_P99_MS,
+    PROBE_LAG_SAMPLES, SLOW_SAMPLES, STALLS, UNREADABLE_OUTPUT_RECORDS,
+};
+use crate::results::{flag, Regime, RunConfig};
 use crate::workloads::TopicOutput;
 
 /// Everything a run's figures are judged from.
@@ -34,8 +42,8 @@ pub struct JudgeInputs<'a> {
     pub config: &'a RunConfig,
     /// What the workload owes, for the sanity checks.
     pub workload: &'a dyn TopicOutput,
-    /// gendata's schedule; `None` when unpaced.
-    pub schedule: Option<Schedule>,
+    /// gendata's pacing.
+    pub pacing: Pacing,
     pub gendata: &'a GendataSummary,
     pub probe: &'a ProbeSummary,
     pub verified: &'a Verified,
@@ -74,7 +82,7 @@ fn flowed<'s>(m: &JudgeInputs<'s>) -> Result<Flowed<'s>, String> {
         .then(|| {
             m.workload.expected_selectivity(
                 m.config.seed,
-                m.schedule,
+                m.pacing,
                 windowed.flow.committed_first,
                 windowed.flow.committed_first + consumed,
             )
@@ -143,7 +151,7 @@ pub fn judge(m: &JudgeInputs<'_>) -> Judgement {
     // latency over time: a stall is a flag the page shows; it withholds nothing
     if let (Some(latency), Some(series)) = (&m.probe.intervals, &j.series) {
         let stalls = super::super::latency_over_time::judge_stalls(latency, series).count();
-        j.put("stalls", stalls as f64, "intervals", Better::Lower);
+        j.put(&STALLS, stalls as f64);
         if stalls > 0 {
             j.flags.push(flag::STALLS);
         }
@@ -178,18 +186,8 @@ fn flag_run(
     if f.windowed.regime == Regime::KeepUp {
         if let Some(thirds) = steady::cpu_thirds(f.windowed.window, m.ticks_per_s) {
             let us = |s: f64| s * 1e6;
-            j.put(
-                "cpu_per_record_first_third_us",
-                us(thirds.first),
-                "us",
-                Better::Lower,
-            );
-            j.put(
-                "cpu_per_record_last_third_us",
-                us(thirds.last),
-                "us",
-                Better::Lower,
-            );
+            j.put(&CPU_PER_RECORD_FIRST_THIRD_US, us(thirds.first));
+            j.put(&CPU_PER_RECORD_LAST_THIRD_US, us(thirds.last));
             if thirds.differ(m.tolerances.window_thirds_cpu) {
                 j.flags.push(flag::NOT_STEADY);
             }
@@ -203,75 +201,33 @@ fn flag_run(
 fn put_throughput(j: &mut Judgement, m: &JudgeInputs<'_>, f: &Flowed<'_>, slow_samples: usize) {
     let flow = &f.windowed.flow;
     let lag = &m.probe.lag;
-    j.put("offered_per_s", f.offered_per_s, RATE, Better::Higher);
-    j.put("consumed_per_s", flow.consumed_per_s, RATE, Better::Higher);
-    j.put("input_per_s", flow.input_per_s, RATE, Better::Higher);
-    j.put("output_per_s", f.output_per_s, RATE, Better::Higher);
+    j.put(&OFFERED_PER_S, f.offered_per_s);
+    j.put(&CONSUMED_PER_S, flow.consumed_per_s);
+    j.put(&INPUT_PER_S, flow.input_per_s);
+    j.put(&OUTPUT_PER_S, f.output_per_s);
     let figures = [
-        (
-            "unreadable_output_records",
-            m.probe.unreadable as f64,
-            "records",
-            Better::Lower,
-        ),
-        ("lag_drift", flow.drift, "ratio", Better::Lower),
-        (
-            "backlog_start",
-            flow.backlog_first as f64,
-            "records",
-            Better::Lower,
-        ),
-        (
-            "backlog_end",
-            flow.backlog_last as f64,
-            "records",
-            Better::Lower,
-        ),
-        (
-            "commit_moves",
-            flow.commit_moves as f64,
-            "intervals",
-            Better::Higher,
-        ),
-        (
-            "slow_samples",
-            slow_samples as f64,
-            "samples",
-            Better::Lower,
-        ),
-        (
-            "gendata_behind_p99_ms",
-            m.gendata.behind_p99_ms,
-            "ms",
-            Better::Lower,
-        ),
-        (
-            "gendata_behind_max_ms",
-            m.gendata.behind_max_ms,
-            "ms",
-            Better::Lower,
-        ),
-        ("probe_lag_p99_ms", lag.trailing_p99_ms, "ms", Better::Lower),
-        ("probe_lag_max_ms", lag.trailing_max_ms, "ms", Better::Lower),
-        (
-            "probe_lag_samples",
-            lag.samples as f64,
-            "samples",
-            Better::Higher,
-        ),
+        (&UNREADABLE_OUTPUT_RECORDS, m.probe.unreadable as f64),
+        (&LAG_DRIFT, flow.drift),
+        (&BACKLOG_START, flow.backlog_first as f64),
+        (&BACKLOG_END, flow.backlog_last as f64),
+        (&COMMIT_MOVES, flow.commit_moves as f64),
+        (&SLOW_SAMPLES, slow_samples as f64),
+        (&GENDATA_BEHIND_P99_MS, m.gendata.behind_p99_ms),
+        (&GENDATA_BEHIND_MAX_MS, m.gendata.behind_max_ms),
+        (&PROBE_LAG_P99_MS, lag.trailing_p99_ms),
+        (&PROBE_LAG_MAX_MS, lag.trailing_max_ms),
+        (&PROBE_LAG_SAMPLES, lag.samples as f64),
     ];
-    for (name, value, unit, better) in figures {
-        j.put(name, value, unit, better);
+    for (figure, value) in figures {
+        j.put(figure, value);
     }
     put_settle(j, m.settle);
     let window = f.windowed.window;
     let (first, last) = (&window[0], &window[window.len() - 1]);
     if let (Some(start), Some(end)) = (first.extra_high, last.extra_high) {
         j.put(
-            "extra_records_per_record",
+            &EXTRA_RECORDS_PER_RECORD,
             (end - start) as f64 / flow.consumed.max(1.0),
-            "records/record",
-            Better::Lower,
         );
     }
 }
@@ -307,51 +263,45 @@ fn latency_withheld(m: &JudgeInputs<'_>, f: &Flowed<'_>) -> Option<String> {
 fn put_latency(j: &mut Judgement, m: &JudgeInputs<'_>, f: &Flowed<'_>) {
     let floor_seen = m.probe.floor.count > 0;
     if floor_seen {
-        j.put("floor_p50_ms", m.probe.floor.p50_ms, "ms", Better::Lower);
-        j.put("floor_p99_ms", m.probe.floor.p99_ms, "ms", Better::Lower);
+        j.put(&FLOOR_P50_MS, m.probe.floor.p50_ms);
+        j.put(&FLOOR_P99_MS, m.probe.floor.p99_ms);
     } else {
-        for name in [
-            "floor_p50_ms",
-            "floor_p99_ms",
-            "added_p50_ms",
-            "added_p99_ms",
-        ] {
-            j.not_applies(name, "no floor record arrived in the window");
+        for figure in [&FLOOR_P50_MS, &FLOOR_P99_MS, &ADDED_P50_MS, &ADDED_P99_MS] {
+            j.not_applies(figure, "no floor record arrived in the window");
         }
     }
     if let Some(why) = latency_withheld(m, f) {
-        for name in ["latency", "added_p50_ms", "added_p99_ms"] {
-            j.not_applies(name, &why);
+        j.not_applies_to("latency", &why);
+        for figure in [&ADDED_P50_MS, &ADDED_P99_MS] {
+            j.not_applies(figure, &why);
         }
         return;
     }
     let out = &m.probe.output;
-    j.put("latency_p50_ms", out.p50_ms, "ms", Better::Lower);
-    j.put("latency_p90_ms", out.p90_ms, "ms", Better::Lower);
-    j.put("latency_p99_ms", out.p99_ms, "ms", Better::Lower);
-    j.put("latency_count", out.count as f64, "records", Better::Higher);
+    j.put(&LATENCY_P50_MS, out.p50_ms);
+    j.put(&LATENCY_P90_MS, out.p90_ms);
+    j.put(&LATENCY_P99_MS, out.p99_ms);
+    j.put(&LATENCY_COUNT, out.count as f64);
     // A tail that gendata itself may have made is no product's tail.
-    if m.config.rate > 0 && m.gendata.behind_max_ms > m.tolerances.generator_behind_ms {
+    if m.config.is_paced() && m.gendata.behind_max_ms > m.tolerances.generator_behind_ms {
         let why = format!(
             "gendata's max lateness {:.1} ms exceeds the limit {} ms",
             m.gendata.behind_max_ms, m.tolerances.generator_behind_ms
         );
-        j.not_applies("latency_p999_ms", &why);
-        j.not_applies("latency_max_ms", &why);
+        j.not_applies(&LATENCY_P999_MS, &why);
+        j.not_applies(&LATENCY_MAX_MS, &why);
     } else {
-        j.put("latency_p999_ms", out.p999_ms, "ms", Better::Lower);
-        j.put("latency_max_ms", out.max_ms, "ms", Better::Lower);
+        j.put(&LATENCY_P999_MS, out.p999_ms);
+        j.put(&LATENCY_MAX_MS, out.max_ms);
     }
     let added = [
-        ("added_p50_ms", out.p50_ms, m.probe.floor.p50_ms),
-        ("added_p99_ms", out.p99_ms, m.probe.floor.p99_ms),
+        (&ADDED_P50_MS, out.p50_ms, m.probe.floor.p50_ms),
+        (&ADDED_P99_MS, out.p99_ms, m.probe.floor.p99_ms),
     ];
-    for (name, product, floor) in added.into_iter().filter(|_| floor_seen) {
+    for (figure, product, floor) in added.into_iter().filter(|_| floor_seen) {
         j.maybe(
-            name,
+            figure,
             added_over_floor(product, floor),
-            "ms",
-            Better::Lower,
             "the product's percentile is below the floor's",
         );
     }

@@ -10,8 +10,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use crate::config::{ClientProfile, CommitIntervals, EtlConfig, Profile, Replicas};
 use crate::model::host::HostInfo;
-use crate::model::interval::{median_interval, median_interval_any_n, QuotedInterval};
-use crate::results::{flag, Better, Isolation, Metric, RunRecord, Status};
+use crate::results::figure::{ADDED_P50_MS, ADDED_P99_MS, CONSUMED_PER_S, US_CPU_PER_RECORD};
+use crate::results::{flag, Better, Figure, Isolation, Metric, RunRecord, Status};
+use crate::stats::{median_interval, median_interval_any_n, sign_test_p, QuotedInterval};
 
 /// A bench point: the runs of two lines compare only when both ran here.
 #[derive(Debug, Clone)]
@@ -138,11 +139,11 @@ pub fn newest_shared_batch<'r>(
 }
 
 /// The figures a paired comparison reports, in the order it shows them.
-pub const PAIRED_METRICS: [&str; 4] = [
-    "us_cpu_per_record",
-    "added_p50_ms",
-    "added_p99_ms",
-    "consumed_per_s",
+pub const PAIRED_METRICS: [&Figure; 4] = [
+    &US_CPU_PER_RECORD,
+    &ADDED_P50_MS,
+    &ADDED_P99_MS,
+    &CONSUMED_PER_S,
 ];
 
 /// One run as a comparison sees it: its round and its figures.
@@ -309,25 +310,6 @@ impl SignTest {
     }
 }
 
-/// P(X >= k) for X ~ Binomial(n, 1/2): the exact one-sided sign-test p of
-/// k rounds of n on one side. 1 for n = 0.
-pub fn sign_test_p(k: usize, n: usize) -> f64 {
-    if n == 0 {
-        return 1.0;
-    }
-    let total = 2f64.powi(n as i32);
-    let mut at_least = 0.0; // P(X >= k) * 2^n
-    let mut choose = 1.0; // C(n, i), from i = n down
-    for i in (0..=n).rev() {
-        if i < k {
-            break;
-        }
-        at_least += choose;
-        choose = choose * i as f64 / (n - i + 1) as f64;
-    }
-    at_least / total
-}
-
 /// A figure's per-round ratios, summarised: how many, their median, the
 /// interval and the sign test.
 #[derive(Debug, Clone, PartialEq)]
@@ -492,7 +474,7 @@ pub fn compare_figure(
 pub fn compare_figures(pairs: &[RoundPair<'_>], tie_band: f64) -> Vec<PairedFigure> {
     PAIRED_METRICS
         .iter()
-        .map(|metric| compare_figure(pairs, metric, tie_band))
+        .map(|figure| compare_figure(pairs, figure.name, tie_band))
         .collect()
 }
 

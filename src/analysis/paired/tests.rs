@@ -1,6 +1,7 @@
 //! The checks of paired.
 
 use super::*;
+use crate::results::figure::{ADDED_P50_MS, ADDED_P99_MS, CONSUMED_PER_S, US_CPU_PER_RECORD};
 
 struct Run {
     round: u32,
@@ -20,7 +21,7 @@ fn run(round: u32, figures: &[(&str, f64, Better)]) -> Run {
 }
 
 fn cpu(round: u32, us: f64) -> Run {
-    run(round, &[("us_cpu_per_record", us, Better::Lower)])
+    run(round, &[(US_CPU_PER_RECORD.name, us, Better::Lower)])
 }
 
 fn figures(runs: &[Run]) -> Vec<RunFigures<'_>> {
@@ -38,7 +39,7 @@ const BAND: f64 = 0.01;
 
 fn compare_cpu(a: &[Run], b: &[Run]) -> PairedFigure {
     let (a, b) = (figures(a), figures(b));
-    compare_figure(&pair_by_round(&a, &b).pairs, "us_cpu_per_record", BAND)
+    compare_figure(&pair_by_round(&a, &b).pairs, US_CPU_PER_RECORD.name, BAND)
 }
 
 #[test]
@@ -97,13 +98,13 @@ fn three_rounds_on_one_side_are_not_enough() {
 
 #[test]
 fn a_higher_is_better_figure_that_grows_is_better() {
-    let consumed = |round, v| run(round, &[("consumed_per_s", v, Better::Higher)]);
+    let consumed = |round, v| run(round, &[(CONSUMED_PER_S.name, v, Better::Higher)]);
     let a: Vec<Run> = (1..=6).map(|r| consumed(r, 1000.0)).collect();
     let b: Vec<Run> = (1..=6)
         .map(|r| consumed(r, 1000.0 + 50.0 * r as f64))
         .collect();
     let (a, b) = (figures(&a), figures(&b));
-    let figure = compare_figure(&pair_by_round(&a, &b).pairs, "consumed_per_s", BAND);
+    let figure = compare_figure(&pair_by_round(&a, &b).pairs, CONSUMED_PER_S.name, BAND);
     match figure.verdict {
         Verdict::Separable { standing, ratios } => {
             assert_eq!(standing, Standing::Better);
@@ -196,17 +197,6 @@ fn ties_leave_the_sign_tests_n() {
 }
 
 #[test]
-fn the_sign_test_p_is_the_binomial_tail() {
-    assert_eq!(sign_test_p(3, 3), 0.125);
-    assert_eq!(sign_test_p(5, 5), 0.03125);
-    assert_eq!(sign_test_p(4, 5), 0.1875);
-    assert_eq!(sign_test_p(9, 10), 0.0107421875);
-    assert_eq!(sign_test_p(0, 4), 1.0);
-    assert_eq!(sign_test_p(1, 1), 0.5);
-    assert_eq!(sign_test_p(0, 0), 1.0);
-}
-
-#[test]
 fn the_interval_is_the_order_statistics() {
     let interval = |ratios: &[f64]| {
         let a: Vec<Run> = (1..).zip(ratios).map(|(r, _)| cpu(r, 1.0)).collect();
@@ -251,22 +241,22 @@ fn rounds_pair_by_number_and_a_missing_round_is_left_out() {
     let rounds: Vec<u32> = pairing.pairs.iter().map(|p| p.round).collect();
     assert_eq!(rounds, [1, 3]);
     assert_eq!(pairing.unpaired, [2]);
-    let figure = compare_figure(&pairing.pairs, "us_cpu_per_record", BAND);
+    let figure = compare_figure(&pairing.pairs, US_CPU_PER_RECORD.name, BAND);
     let ratios: Vec<f64> = figure.rounds.iter().map(|r| r.ratio).collect();
     assert_eq!(ratios, [2.0, 3.0]);
 }
 
 #[test]
 fn a_figure_missing_in_a_round_is_not_comparable_with_the_reason() {
-    let latency = |round, v| run(round, &[("added_p50_ms", v, Better::Lower)]);
+    let latency = |round, v| run(round, &[(ADDED_P50_MS.name, v, Better::Lower)]);
     let a = [latency(1, 4.0), latency(2, 4.0)];
     let mut b = [latency(1, 5.0), run(2, &[])];
     b[1].not_applicable.insert(
-        "added_p50_ms".into(),
+        ADDED_P50_MS.name.into(),
         "latency not quoted: generator-behind".into(),
     );
     let (a, b) = (figures(&a), figures(&b));
-    let figure = compare_figure(&pair_by_round(&a, &b).pairs, "added_p50_ms", BAND);
+    let figure = compare_figure(&pair_by_round(&a, &b).pairs, ADDED_P50_MS.name, BAND);
     assert_eq!(
         figure.verdict,
         Verdict::NotComparable {
@@ -274,7 +264,7 @@ fn a_figure_missing_in_a_round_is_not_comparable_with_the_reason() {
         }
     );
     assert!(figure.rounds.is_empty());
-    let unexplained = compare_figure(&pair_by_round(&a, &b).pairs, "added_p99_ms", BAND);
+    let unexplained = compare_figure(&pair_by_round(&a, &b).pairs, ADDED_P99_MS.name, BAND);
     assert_eq!(
         unexplained.verdict,
         Verdict::NotComparable {
@@ -491,10 +481,10 @@ fn a_regression_is_separably_worse_and_beyond_the_threshold() {
     // Better in every round is no regression.
     assert_eq!(regressed(&base, &[5.0, 5.1, 5.2, 4.9, 5.0], 0.05), None);
     // A higher-is-better figure that fell is worse.
-    let consumed = |round, v| run(round, &[("consumed_per_s", v, Better::Higher)]);
+    let consumed = |round, v| run(round, &[(CONSUMED_PER_S.name, v, Better::Higher)]);
     let a: Vec<Run> = (1..=5).map(|r| consumed(r, 1000.0)).collect();
     let b: Vec<Run> = (1..=5).map(|r| consumed(r, 800.0 + r as f64)).collect();
     let (a, b) = (figures(&a), figures(&b));
-    let fell = compare_figure(&pair_by_round(&a, &b).pairs, "consumed_per_s", BAND);
+    let fell = compare_figure(&pair_by_round(&a, &b).pairs, CONSUMED_PER_S.name, BAND);
     assert!(regression(&fell, 0.05).is_some());
 }

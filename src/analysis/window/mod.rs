@@ -7,7 +7,7 @@ use crate::isolation::cgroup::CgroupReading;
 use crate::results::{CgroupAccount, HostLoad, ResourceSummary, Series};
 use crate::sampler::{self, HostTicks, MemoryInstrument, TickMap, TreeReading};
 
-use super::{mean, percentile};
+use crate::stats::{mean, percentile};
 
 /// One sample of everything, each value stamped with its own read time.
 #[derive(Debug, Clone)]

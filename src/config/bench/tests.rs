@@ -1,6 +1,7 @@
 //! The checks of bench.
 
 use super::*;
+use crate::model::broker::Replicas;
 
 const RUN: &str =
     "run: {warmup_s: 1, window_s: 2, rate: 10, seed: 1, sample_interval_ms: 1000, \

@@ -7,8 +7,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use super::constraints::constraints_path;
+use super::layout::MARKER;
 use super::steps::{common_module, records};
-use super::MARKER;
 use crate::config::{Install, Product};
 
 /// What an install was made from: the version, the install section, for

@@ -1,10 +1,18 @@
 //! The checks of install.
 
+use std::fs;
+use std::process::Command;
+
 use super::constraints::CONSTRAINTS_DIR;
-use super::steps::{common_module, COMMON_ARTIFACT, COMMON_MODULE};
+use super::failure::failure_reason;
+use super::fingerprint::fingerprint;
+use super::folder_install::install_steps;
+use super::layout::MARKER;
+use super::steps::{common_module, maven_steps, COMMON_ARTIFACT, COMMON_MODULE};
 use super::steps::{DEPENDENCY_TREE, INSTALLED_PACKAGES};
 use super::*;
 use crate::config::Product;
+use crate::products::cargo;
 
 fn product(dir: &Path, install: &str, start: &str) -> Product {
     let path = dir.join("p").join("product.yaml");

@@ -8,7 +8,6 @@ use serde::Serialize;
 
 use super::bottleneck::{bottleneck, ArmRate, CpuUse};
 use super::Arm;
-use crate::analysis::{spread, Spread};
 use crate::model::host::HostInfo;
 use crate::report::charts::Chart;
 use crate::report::figures::{figure, format_of, metric_cell, metric_column, repeats_cell};
@@ -17,7 +16,12 @@ use crate::report::lines::comparable;
 use crate::report::points::BenchPoint;
 use crate::report::svg::{self, Bar};
 use crate::report::table::{date_time, display_unit, fixed, grouped, Cell, Column, Row, Table};
-use crate::results::{flag, Better, Regime, ResourceSummary, RunRecord, Status};
+use crate::results::figure::{
+    BACKPRESSURE_PAUSES, CONSUMED_PER_S, ROWS_PER_S, ROW_E2E_P50_MS, ROW_E2E_P99_MS,
+    SINK_FLUSH_P50_MS, SINK_FLUSH_P99_MS,
+};
+use crate::results::{flag, Better, Figure, Regime, ResourceSummary, RunRecord, Status};
+use crate::stats::{spread, Spread};
 
 /// The end-to-end section of the page.
 #[derive(Debug, Serialize)]
@@ -162,8 +166,8 @@ pub(super) fn e2e_section(runs: &E2eRuns<'_>, decode_multiple: Option<f64>) -> E
         detail: detail(newest),
         notes,
         charts: [
-            arm_chart(runs, "rows_per_s", "End-to-end rows/s"),
-            arm_chart(runs, "sink_flush_p99_ms", "Sink flush p99"),
+            arm_chart(runs, &ROWS_PER_S, "End-to-end rows/s"),
+            arm_chart(runs, &SINK_FLUSH_P99_MS, "Sink flush p99"),
         ]
         .into_iter()
         .flatten()
@@ -247,7 +251,7 @@ fn arm_rates(runs: &E2eRuns<'_>) -> Vec<ArmRate> {
         .filter_map(|(arm, records)| {
             Some(ArmRate {
                 label: arm.label(),
-                rows_per_s: figure(records, "rows_per_s")?.median,
+                rows_per_s: figure(records, &ROWS_PER_S)?.median,
                 kept_up: 2 * records
                     .iter()
                     .filter(|r| matches!(r.regime, Some(Regime::KeepUp | Regime::Draining)))
@@ -274,21 +278,21 @@ fn cpu_use(runs: &E2eRuns<'_>) -> Option<CpuUse> {
 
 /// One figure of the Avro arms as a bar chart, with its table; none when
 /// no arm has it.
-fn arm_chart(runs: &E2eRuns<'_>, name: &str, title: &str) -> Option<Chart> {
+fn arm_chart(runs: &E2eRuns<'_>, of: &Figure, title: &str) -> Option<Chart> {
     let arms: Vec<(&Arm, Spread)> = runs
         .avro_arms()
-        .filter_map(|(arm, records)| Some((arm, figure(records, name)?)))
+        .filter_map(|(arm, records)| Some((arm, figure(records, of)?)))
         .collect();
     let metric = runs
         .avro_arms()
         .flat_map(|(_, records)| records.iter())
-        .find_map(|r| r.metrics.get(name))?;
+        .find_map(|r| r.metrics.get(of.name))?;
     let unit = display_unit(&metric.unit);
     let direction = match metric.better {
         Better::Lower => "lower is better",
         Better::Higher => "higher is better",
     };
-    let format = format_of(name);
+    let format = format_of(of);
     let title = format!("{title} ({direction})");
     let mut table = Table::new(
         &title,
@@ -349,11 +353,11 @@ fn arm_table(runs: &E2eRuns<'_>) -> Table {
             Column::plain("arm"),
             Column::plain("rows / message"),
             Column::plain("runs"),
-            metric_column(&shown, "rows/s", "rows_per_s"),
-            metric_column(&shown, "consumed/s", "consumed_per_s"),
-            metric_column(&shown, "sink flush p50 / p99", "sink_flush_p50_ms"),
-            metric_column(&shown, "row e2e p50 / p99", "row_e2e_p50_ms"),
-            metric_column(&shown, "backpressure pauses", "backpressure_pauses"),
+            metric_column(&shown, "rows/s", &ROWS_PER_S),
+            metric_column(&shown, "consumed/s", &CONSUMED_PER_S),
+            metric_column(&shown, "sink flush p50 / p99", &SINK_FLUSH_P50_MS),
+            metric_column(&shown, "row e2e p50 / p99", &ROW_E2E_P50_MS),
+            metric_column(&shown, "backpressure pauses", &BACKPRESSURE_PAUSES),
             cpu("product CPU"),
             cpu("ClickHouse CPU"),
         ],
@@ -368,7 +372,7 @@ fn arm_table(runs: &E2eRuns<'_>) -> Table {
         events
     };
     for (arm, records) in &runs.arms {
-        let mut rows_per_s = metric_cell(records, "rows_per_s");
+        let mut rows_per_s = metric_cell(records, &ROWS_PER_S);
         if arm.is_raw() {
             let why = raw_not_comparable(records, &avro_events);
             table.notes.push(format!(
@@ -408,7 +412,8 @@ fn raw_not_comparable(records: &[&RunRecord], avro_events: &[u32]) -> String {
 
 /// One arm's row, its rows/s cell given.
 fn arm_row(arm: &Arm, records: &[&RunRecord], rows_per_s: Cell) -> Row {
-    let pair = |a: &str, b: &str| Cell::pair(metric_cell(records, a), metric_cell(records, b));
+    let pair =
+        |a: &Figure, b: &Figure| Cell::pair(metric_cell(records, a), metric_cell(records, b));
     let cpu_cell = |pick| {
         repeats_cell(&resource_values(records, pick), |v| fixed(v, 1)).unwrap_or_else(Cell::missing)
     };
@@ -421,18 +426,15 @@ fn arm_row(arm: &Arm, records: &[&RunRecord], rows_per_s: Cell) -> Row {
         )
         .set("runs", Cell::text(records.len().to_string()))
         .set("rows/s", rows_per_s)
-        .set("consumed/s", metric_cell(records, "consumed_per_s"))
+        .set("consumed/s", metric_cell(records, &CONSUMED_PER_S))
         .set(
             "sink flush p50 / p99",
-            pair("sink_flush_p50_ms", "sink_flush_p99_ms"),
+            pair(&SINK_FLUSH_P50_MS, &SINK_FLUSH_P99_MS),
         )
-        .set(
-            "row e2e p50 / p99",
-            pair("row_e2e_p50_ms", "row_e2e_p99_ms"),
-        )
+        .set("row e2e p50 / p99", pair(&ROW_E2E_P50_MS, &ROW_E2E_P99_MS))
         .set(
             "backpressure pauses",
-            metric_cell(records, "backpressure_pauses"),
+            metric_cell(records, &BACKPRESSURE_PAUSES),
         )
         .set("product CPU", cpu_cell(product_of))
         .set("ClickHouse CPU", cpu_cell(sink_of))

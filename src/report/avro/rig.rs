@@ -7,11 +7,14 @@ use serde::Serialize;
 use super::Arm;
 use crate::model::host::HostInfo;
 use crate::report::charts::Chart;
-use crate::report::figures::column_of;
+use crate::report::figures::{column_of, format_of};
 use crate::report::header::host_label;
 use crate::report::svg::{self, Bar};
 use crate::report::table::{date_time, display_unit, fixed, Cell, Column, Row, Table};
-use crate::results::{Better, Metric, RigRecord};
+use crate::results::figure::{
+    ALLOCS_PER_EVENT, BYTES_PER_EVENT, DECODE_NS_PER_EVENT, PIPELINE_RECORDS_PER_S,
+};
+use crate::results::{Better, Figure, Metric, RigRecord};
 
 /// This project's target for the decode multiple: fast-borrowed at least
 /// this many times faster than apache-owned to decode a datum.
@@ -126,13 +129,13 @@ pub(super) fn rig_section(batch: Option<&RigBatch>) -> RigSection {
             stage_chart(
                 &batch.records,
                 "decode",
-                "decode_ns_per_event",
+                &DECODE_NS_PER_EVENT,
                 "Decode cost per event",
             ),
             stage_chart(
                 &batch.records,
                 "pipeline",
-                "pipeline_records_per_s",
+                &PIPELINE_RECORDS_PER_S,
                 "Pipeline stage throughput",
             ),
         ]
@@ -194,22 +197,19 @@ fn multiple_text(multiple: f64, target: f64) -> String {
     }
 }
 
-/// How a rig figure is written: one column, one number of decimals.
-fn format_of(name: &str) -> fn(f64) -> String {
-    match name {
-        "pipeline_records_per_s" => |v| fixed(v, 0),
-        "allocs_per_event" => |v| fixed(v, 2),
-        _ => |v| fixed(v, 1),
-    }
-}
-
-/// One stage's arms as a bar chart of `metric`, with its table; none when
+/// One stage's arms as a bar chart of `figure`, with its table; none when
 /// the batch has no arm of that stage.
-fn stage_chart(records: &[RigRecord], stage: &str, metric: &str, title: &str) -> Option<Chart> {
+fn stage_chart(records: &[RigRecord], stage: &str, figure: &Figure, title: &str) -> Option<Chart> {
     let mut arms: Vec<(Arm, &RigRecord, &Metric)> = records
         .iter()
         .filter(|r| r.variant.stage.as_deref() == Some(stage))
-        .filter_map(|r| Some((Arm::from_variant(&r.variant), r, r.metrics.get(metric)?)))
+        .filter_map(|r| {
+            Some((
+                Arm::from_variant(&r.variant),
+                r,
+                r.metrics.get(figure.name)?,
+            ))
+        })
         .collect();
     arms.sort_by(|a, b| a.0.order().cmp(&b.0.order()));
     let (_, _, first) = arms.first()?;
@@ -218,7 +218,7 @@ fn stage_chart(records: &[RigRecord], stage: &str, metric: &str, title: &str) ->
         Better::Lower => "lower is better",
         Better::Higher => "higher is better",
     };
-    let format = format_of(metric);
+    let format = format_of(figure);
     let bars: Vec<Bar> = arms
         .iter()
         .map(|(arm, _, m)| Bar {
@@ -241,23 +241,23 @@ fn stage_chart(records: &[RigRecord], stage: &str, metric: &str, title: &str) ->
             },
             Column::plain("n"),
             column_of(
-                "allocations",
+                ALLOCS_PER_EVENT.label,
                 arms.iter()
-                    .find_map(|(_, r, _)| r.metrics.get("allocs_per_event")),
+                    .find_map(|(_, r, _)| r.metrics.get(ALLOCS_PER_EVENT.name)),
             ),
             column_of(
-                "bytes allocated",
+                BYTES_PER_EVENT.label,
                 arms.iter()
-                    .find_map(|(_, r, _)| r.metrics.get("bytes_per_event")),
+                    .find_map(|(_, r, _)| r.metrics.get(BYTES_PER_EVENT.name)),
             ),
         ],
     );
     for (arm, record, m) in &arms {
-        let exact = |name: &str| {
+        let exact = |figure: &Figure| {
             record
                 .metrics
-                .get(name)
-                .map_or_else(Cell::missing, |a| Cell::text(format_of(name)(a.value)))
+                .get(figure.name)
+                .map_or_else(Cell::missing, |a| Cell::text(format_of(figure)(a.value)))
         };
         table.push(
             Row::new()
@@ -268,8 +268,8 @@ fn stage_chart(records: &[RigRecord], stage: &str, metric: &str, title: &str) ->
                     "n",
                     m.n.map_or_else(Cell::missing, |n| Cell::text(n.to_string())),
                 )
-                .set("allocations", exact("allocs_per_event"))
-                .set("bytes allocated", exact("bytes_per_event")),
+                .set(ALLOCS_PER_EVENT.label, exact(&ALLOCS_PER_EVENT))
+                .set(BYTES_PER_EVENT.label, exact(&BYTES_PER_EVENT)),
         );
     }
     Some(Chart {
@@ -364,14 +364,11 @@ mod tests {
     fn an_interval_from_too_few_repetitions_reads_as_a_dash() {
         let mut m = Metric::new(18.4, "ns/event", Better::Lower);
         m.n = Some(5);
-        assert_eq!(
-            interval_cell(&m, format_of("decode_ns_per_event")).text,
-            "—"
-        );
+        assert_eq!(interval_cell(&m, format_of(&DECODE_NS_PER_EVENT)).text, "—");
         m.ci95 = Some([18.06, 18.91]);
         m.n = Some(9);
         assert_eq!(
-            interval_cell(&m, format_of("decode_ns_per_event")).text,
+            interval_cell(&m, format_of(&DECODE_NS_PER_EVENT)).text,
             "18.1 – 18.9"
         );
     }

@@ -16,7 +16,10 @@ use super::points::PointRuns;
 use super::table::{joined, signed_percent, Cell, Column, Row, Table};
 use crate::analysis::paired::{self, RatioSummary, RoundPair, RunFigures, Verdict};
 use crate::config::{Delivery, Suite};
-use crate::results::{Regime, RunConfig, RunRecord};
+use crate::results::figure::{
+    CONSUMED_PER_S, LATENCY_P50_MS, ROWS_PER_S_PER_CORE, US_CPU_PER_RECORD,
+};
+use crate::results::{Figure, Regime, RunConfig, RunRecord};
 
 /// The cost of exactly-once of one product at the iso point, for the summary.
 pub(super) struct IsoCost {
@@ -144,10 +147,10 @@ fn cost_columns(all: &[&RunRecord]) -> Vec<Column> {
         .map(|label| match *label {
             "rows/s per core" | "consumed/s" => Column {
                 unit: "change".to_string(),
-                ..metric_column(all, label, "rows_per_s_per_core")
+                ..metric_column(all, label, &ROWS_PER_S_PER_CORE)
             },
-            "CPU / record" => metric_column(all, label, "us_cpu_per_record"),
-            "latency p50" => metric_column(all, label, "latency_p50_ms"),
+            "CPU / record" => metric_column(all, label, &US_CPU_PER_RECORD),
+            "latency p50" => metric_column(all, label, &LATENCY_P50_MS),
             "n" => Column {
                 unit: "runs".to_string(),
                 ..Column::plain(label)
@@ -333,8 +336,8 @@ impl<'p, 'a> PairCosts<'p, 'a> {
     fn iso_cost(&self, pair: &LinePair) -> Option<IsoCost> {
         let (a, e) = self.efficiency.as_ref()?;
         let matched = Matched::of(a, e);
-        let rows = change(a, e, "rows_per_s_per_core", self.tie_band);
-        let cpu = transition(a, e, "us_cpu_per_record");
+        let rows = change(a, e, &ROWS_PER_S_PER_CORE, self.tie_band);
+        let cpu = transition(a, e, &US_CPU_PER_RECORD);
         let certainty = match matched {
             Matched::Rounds(n) if !rows.interval.is_empty() => format!(
                 "{} · {}: {}",
@@ -369,14 +372,14 @@ impl<'p, 'a> PairCosts<'p, 'a> {
         let regime = |l: &LineRuns<'_>| l.regime().map_or("mixed", Regime::as_str);
         let both = |r: Regime| alos.regime() == Some(r) && eos.regime() == Some(r);
         let consumed = if both(Regime::Saturated) {
-            change(a, e, "consumed_per_s", self.tie_band)
+            change(a, e, &CONSUMED_PER_S, self.tie_band)
         } else {
             Cell::text("—").with_class("na").with_title(
                 "a change in capacity only when both were saturated; otherwise it is the offered rate",
             )
         };
         let latency = if both(Regime::KeepUp) {
-            transition(a, e, "latency_p50_ms")
+            transition(a, e, &LATENCY_P50_MS)
         } else {
             Cell::text("—")
                 .with_class("na")
@@ -385,8 +388,8 @@ impl<'p, 'a> PairCosts<'p, 'a> {
         let (n, rows, cpu) = match &self.efficiency {
             Some((ea, ee)) => (
                 Matched::of(ea, ee).cell(),
-                change(ea, ee, "rows_per_s_per_core", self.tie_band),
-                transition(ea, ee, "us_cpu_per_record"),
+                change(ea, ee, &ROWS_PER_S_PER_CORE, self.tie_band),
+                transition(ea, ee, &US_CPU_PER_RECORD),
             ),
             None => (
                 Matched::of(a, e).cell(),
@@ -454,15 +457,15 @@ fn config_differences(alos: &RunConfig, eos: &RunConfig) -> Vec<String> {
 /// its interval, or "not separable" when the interval straddles no change
 /// or the sign test's p is above 0.05 (`tie_band`: a round within 1 ± it is
 /// a tie); for two batches measured separately, the ratio of their medians.
-fn change(alos: &[&RunRecord], eos: &[&RunRecord], name: &'static str, tie_band: f64) -> Cell {
+fn change(alos: &[&RunRecord], eos: &[&RunRecord], of: &Figure, tie_band: f64) -> Cell {
     if measured(alos, eos) == "interleaved" {
-        if let Some(cell) = paired_change(alos, eos, name, tie_band) {
+        if let Some(cell) = paired_change(alos, eos, of, tie_band) {
             return cell;
         }
     }
-    match (figure(alos, name), figure(eos, name)) {
+    match (figure(alos, of), figure(eos, of)) {
         (Some(x), Some(y)) if x.median > 0.0 => {
-            let format = format_of(name);
+            let format = format_of(of);
             let cell = Cell::text(signed_percent(y.median / x.median - 1.0)).with_title(format!(
                 "{} → {}, the ratio of the medians of {} and {} runs",
                 format(x.median),
@@ -513,14 +516,14 @@ fn ratio_interval(ratios: &RatioSummary) -> String {
 fn paired_change(
     alos: &[&RunRecord],
     eos: &[&RunRecord],
-    name: &'static str,
+    of: &Figure,
     tie_band: f64,
 ) -> Option<Cell> {
     let pairs = round_pairs(alos, eos)?;
     if pairs.len() < 2 {
         return None;
     }
-    let figure = paired::compare_figure(&pairs, name, tie_band);
+    let figure = paired::compare_figure(&pairs, of.name, tie_band);
     let ratios = match &figure.verdict {
         Verdict::NotComparable { reason } => {
             return Some(Cell::text("—").with_class("na").with_title(reason.clone()))
@@ -557,8 +560,8 @@ fn paired_change(
 }
 
 /// `a → b` of one figure, each a median of its batch.
-fn transition(alos: &[&RunRecord], eos: &[&RunRecord], name: &str) -> Cell {
-    let (a, b) = (metric_cell(alos, name), metric_cell(eos, name));
+fn transition(alos: &[&RunRecord], eos: &[&RunRecord], of: &Figure) -> Cell {
+    let (a, b) = (metric_cell(alos, of), metric_cell(eos, of));
     let text = format!("{} → {}", a.text, b.text);
     let interval = joined(&a.interval, &b.interval, " → ");
     Cell {

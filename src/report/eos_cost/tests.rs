@@ -1,6 +1,7 @@
 //! The checks of eos_cost.
 
 use super::*;
+use crate::results::figure::ROWS_PER_S_PER_CORE;
 
 fn line(product: &str, name: &str, delivery: Delivery) -> (String, String, Delivery) {
     (product.into(), name.into(), delivery)
@@ -40,7 +41,7 @@ fn run(round: u32, value: f64) -> RunRecord {
     let mut r = crate::report::fixture_record();
     r.round = Some(round);
     r.metrics.insert(
-        "rows_per_s_per_core".into(),
+        ROWS_PER_S_PER_CORE.name.into(),
         crate::results::Metric::new(value, "records/s per core", crate::results::Better::Higher),
     );
     r
@@ -59,7 +60,7 @@ fn an_interleaved_change_is_the_median_of_its_rounds_with_its_interval() {
         .zip(1..)
         .map(|(v, i)| run(i, *v))
         .collect();
-    let cell = change(&refs(&alos), &refs(&eos), "rows_per_s_per_core", 0.01);
+    let cell = change(&refs(&alos), &refs(&eos), &ROWS_PER_S_PER_CORE, 0.01);
     assert_eq!(cell.text, signed_percent(-0.12));
     assert_eq!(cell.interval, "-20.0 % – -5.0 %");
     assert!(
@@ -73,7 +74,7 @@ fn an_interleaved_change_is_the_median_of_its_rounds_with_its_interval() {
     let cell = change(
         &refs(&alos[..3]),
         &refs(&eos[..3]),
-        "rows_per_s_per_core",
+        &ROWS_PER_S_PER_CORE,
         0.01,
     );
     assert_eq!(cell.text, "not separable");
@@ -84,7 +85,7 @@ fn an_interleaved_change_is_the_median_of_its_rounds_with_its_interval() {
     for r in &mut apart {
         r.batch_id = "another".into();
     }
-    let cell = change(&refs(&alos), &refs(&apart), "rows_per_s_per_core", 0.01);
+    let cell = change(&refs(&alos), &refs(&apart), &ROWS_PER_S_PER_CORE, 0.01);
     assert_eq!(cell.text, signed_percent(255.0 / 300.0 - 1.0));
     assert!(cell.interval.is_empty());
     assert_eq!(
@@ -98,7 +99,7 @@ fn an_interleaved_change_is_the_median_of_its_rounds_with_its_interval() {
 fn a_change_of_single_runs_is_marked() {
     let (alos, mut eos) = (run(1, 100.0), run(1, 90.0));
     eos.batch_id = "another".into();
-    let cell = change(&[&alos], &[&eos], "rows_per_s_per_core", 0.01);
+    let cell = change(&[&alos], &[&eos], &ROWS_PER_S_PER_CORE, 0.01);
     assert_eq!(cell.class, SINGLE_RUN);
     assert_eq!(Matched::of(&[&alos], &[&eos]).cell().text, "1 → 1 runs");
     assert_eq!(Matched::of(&[&alos], &[&eos]).cell().class, SINGLE_RUN);

@@ -1,6 +1,7 @@
 use super::*;
 use crate::report::lines::group_lines;
 use crate::report::points::{BenchPoint, PointRole};
+use crate::results::figure::{ADDED_P50_MS, CONSUMED_PER_S, US_CPU_PER_RECORD};
 use crate::results::Metric;
 
 /// A run of `version` as entry `entry` of `batch` in `round`, with its
@@ -17,13 +18,15 @@ fn run(batch: &str, entry: u32, version: &str, round: u32, cpu: f64, p50: f64) -
     r.started_at = format!("2026-12-01T0{round}:0{entry}:00Z");
     r.metrics.clear();
     r.metrics.insert(
-        "us_cpu_per_record".into(),
+        US_CPU_PER_RECORD.name.into(),
         Metric::new(cpu, "µs", Better::Lower),
     );
-    r.metrics
-        .insert("added_p50_ms".into(), Metric::new(p50, "ms", Better::Lower));
     r.metrics.insert(
-        "consumed_per_s".into(),
+        ADDED_P50_MS.name.into(),
+        Metric::new(p50, "ms", Better::Lower),
+    );
+    r.metrics.insert(
+        CONSUMED_PER_S.name.into(),
         Metric::new(10_000.0, "records/s", Better::Higher),
     );
     r
@@ -159,7 +162,7 @@ fn saturated_runs_compare_their_capacity() {
         } else {
             10_000.0
         };
-        r.metrics.get_mut("consumed_per_s").unwrap().value = consumed;
+        r.metrics.get_mut(CONSUMED_PER_S.name).unwrap().value = consumed;
     }
     let (releases, _) = tables(&records);
     let capacity = cell(&releases, 0, "Δ capacity");
@@ -174,7 +177,7 @@ fn a_round_without_a_figure_is_left_out_of_that_figure_only() {
         .iter_mut()
         .find(|r| r.round == Some(4) && r.entry == Some(2))
         .unwrap();
-    withheld.metrics.remove("added_p50_ms");
+    withheld.metrics.remove(ADDED_P50_MS.name);
     let (releases, _) = tables(&records);
     let p50 = cell(&releases, 0, "Δ added p50");
     assert!(
@@ -190,7 +193,7 @@ fn a_round_without_a_figure_is_left_out_of_that_figure_only() {
     );
     // Without the figure in any round, the cell says why.
     for r in &mut records {
-        r.metrics.remove("added_p50_ms");
+        r.metrics.remove(ADDED_P50_MS.name);
     }
     let (releases, _) = tables(&records);
     assert_eq!(cell(&releases, 0, "Δ added p50").text, "n/a");

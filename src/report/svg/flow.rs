@@ -3,7 +3,7 @@
 
 use std::fmt::Write;
 
-use super::{escape, CHAR_W};
+use super::text::{escape, CHAR_W};
 
 /// One box of a flow: a title and a detail line.
 pub struct FlowBox {

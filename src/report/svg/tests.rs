@@ -1,5 +1,9 @@
 //! The checks of svg.
 
+use super::bar_chart::short_tick_label;
+use super::frame::{LEFT_MIN, RIGHT};
+use super::text::{nines_label, CHAR_W};
+use super::ticks::{log_ticks, nice_ticks};
 use super::*;
 
 #[test]

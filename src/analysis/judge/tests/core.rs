@@ -5,6 +5,7 @@ use crate::analysis::judge::{
     fail_on_delivery_errors, flag_generator_behind, put_settle, resources, windowed, Helpers,
 };
 use crate::analysis::window::tests::row;
+use crate::results::figure::SETTLE_S;
 use crate::results::{flag, Regime};
 
 /// `seconds + 1` samples a second apart, 1000/s offered, the commit
@@ -107,7 +108,7 @@ fn the_settle_time_is_quoted_only_when_the_product_finished() {
             reached_end: true,
         }),
     );
-    assert_eq!(value(&j, "settle_s"), 1.5);
+    assert_eq!(value(&j, SETTLE_S.name), 1.5);
     let mut j = Judgement::default();
     put_settle(
         &mut j,
@@ -116,8 +117,8 @@ fn the_settle_time_is_quoted_only_when_the_product_finished() {
             reached_end: false,
         }),
     );
-    assert!(j.not_applicable["settle_s"].contains("had not finished its input"));
+    assert!(j.not_applicable[SETTLE_S.name].contains("had not finished its input"));
     let mut j = Judgement::default();
     put_settle(&mut j, None);
-    assert!(j.not_applicable["settle_s"].contains("down at the window's end"));
+    assert!(j.not_applicable[SETTLE_S.name].contains("down at the window's end"));
 }

@@ -3,6 +3,11 @@
 use super::*;
 use crate::analysis::judge::drain::drain_size_for;
 use crate::analysis::judge::output_capacity;
+use crate::results::figure::{
+    CONSUMED_PER_S, CPU_AVG_PCT, DRAIN_CAPACITY_PER_S, DRAIN_FIRST_COMMIT_S, DRAIN_S, LAG_DRIFT,
+    OFFERED_PER_S, ROWS_PER_S_PER_CORE,
+};
+use crate::results::Better;
 
 /// A crafted drain of `records` at 100k/s: ready at 0 s, the first
 /// commit at 3 s, a commit every 10 ms after it, polls every 20 ms up to
@@ -85,14 +90,14 @@ fn a_drain_is_timed_from_the_first_commit_seen_to_the_last() {
     assert_eq!(j.regime, Some(Regime::Draining));
     // first commit seen at 3.02 s (2000 records), the last at 8.00 s
     let expected = (500_000.0 - 2000.0) / (8.0 - 3.02);
-    assert!((value(&j, "drain_capacity_per_s") - expected).abs() < 1e-6);
-    assert!((value(&j, "drain_first_commit_s") - 3.02).abs() < 1e-9);
-    assert!((value(&j, "drain_s") - 4.98).abs() < 1e-9);
-    let slope = value(&j, "consumed_per_s");
+    assert!((value(&j, DRAIN_CAPACITY_PER_S.name) - expected).abs() < 1e-6);
+    assert!((value(&j, DRAIN_FIRST_COMMIT_S.name) - 3.02).abs() < 1e-9);
+    assert!((value(&j, DRAIN_S.name) - 4.98).abs() < 1e-9);
+    let slope = value(&j, CONSUMED_PER_S.name);
     assert!((slope - 100_000.0).abs() < 1.0, "{slope}");
-    assert!((value(&j, "cpu_avg_pct") - 100.0).abs() < 1e-9);
-    assert!((value(&j, "rows_per_s_per_core") - expected).abs() < 1e-6);
-    assert_eq!(j.metrics["drain_capacity_per_s"].better, Better::Higher);
+    assert!((value(&j, CPU_AVG_PCT.name) - 100.0).abs() < 1e-9);
+    assert!((value(&j, ROWS_PER_S_PER_CORE.name) - expected).abs() < 1e-6);
+    assert_eq!(j.metrics[DRAIN_CAPACITY_PER_S.name].better, Better::Higher);
 }
 
 #[test]
@@ -103,18 +108,18 @@ fn a_drain_quotes_no_latency_and_is_never_generator_behind() {
     assert!(j.sanity.is_some_and(|s| s.verdict == SanityVerdict::Ok));
     assert!(!j.metrics.keys().any(|k| k.starts_with("latency")));
     assert!(j.not_applicable["latency"].contains("no schedule"));
-    assert!(!j.metrics.contains_key("offered_per_s"));
-    assert!(!j.metrics.contains_key("lag_drift"));
+    assert!(!j.metrics.contains_key(OFFERED_PER_S.name));
+    assert!(!j.metrics.contains_key(LAG_DRIFT.name));
 }
 
 #[test]
 fn a_drain_that_runs_out_of_time_quotes_no_capacity() {
     let j = CraftedDrain::new(500_000, 6.0).judge();
-    assert!(!j.metrics.contains_key("drain_capacity_per_s"));
-    assert!(!j.metrics.contains_key("drain_s"));
-    let why = &j.not_applicable["drain_capacity_per_s"];
+    assert!(!j.metrics.contains_key(DRAIN_CAPACITY_PER_S.name));
+    assert!(!j.metrics.contains_key(DRAIN_S.name));
+    let why = &j.not_applicable[DRAIN_CAPACITY_PER_S.name];
     assert!(why.contains("300000 of 500000"), "{why}");
-    assert!(j.metrics.contains_key("consumed_per_s"));
+    assert!(j.metrics.contains_key(CONSUMED_PER_S.name));
 }
 
 #[test]
@@ -124,14 +129,17 @@ fn a_drain_committed_in_one_go_quotes_no_capacity() {
         *c = if *at >= 5_000_000 { 500_000 } else { -1001 };
     }
     let j = d.judge();
-    let why = &j.not_applicable["drain_capacity_per_s"];
+    let why = &j.not_applicable[DRAIN_CAPACITY_PER_S.name];
     assert!(why.contains("use --drain 5000000 or more"), "{why}");
-    assert!(!j.metrics.contains_key("drain_s"), "no drain time of 0 s");
-    assert_eq!(&j.not_applicable["drain_s"], why);
+    assert!(
+        !j.metrics.contains_key(DRAIN_S.name),
+        "no drain time of 0 s"
+    );
+    assert_eq!(&j.not_applicable[DRAIN_S.name], why);
     d.progress.iter_mut().for_each(|p| p.1 = -1001);
     let j = d.judge();
-    assert!(j.not_applicable["drain_capacity_per_s"].contains("committed nothing"));
-    assert!(!j.metrics.contains_key("drain_first_commit_s"));
+    assert!(j.not_applicable[DRAIN_CAPACITY_PER_S.name].contains("committed nothing"));
+    assert!(!j.metrics.contains_key(DRAIN_FIRST_COMMIT_S.name));
 }
 
 #[test]
@@ -150,10 +158,10 @@ fn a_drain_over_too_few_commits_names_the_size_that_would_measure() {
     let span = drain_span(&d.progress, 200_000).unwrap();
     assert_eq!(span.commits, 1);
     let j = d.judge();
-    let why = &j.not_applicable["drain_capacity_per_s"];
+    let why = &j.not_applicable[DRAIN_CAPACITY_PER_S.name];
     assert!(why.contains("1 commit(s)"), "{why}");
     assert!(why.contains("use --drain 1500000 or more"), "{why}");
-    assert!(!j.metrics.contains_key("drain_s"));
+    assert!(!j.metrics.contains_key(DRAIN_S.name));
 }
 
 #[test]
@@ -180,14 +188,14 @@ fn a_drain_over_too_few_commits_is_timed_by_its_output() {
         .map(|&(at, _)| (at, (read_by(at as f64 / 1e6) * 0.29) as i64))
         .collect();
     let j = d.judge();
-    let capacity = value(&j, "drain_capacity_per_s");
+    let capacity = value(&j, DRAIN_CAPACITY_PER_S.name);
     assert!(
         (capacity - 400_000.0).abs() / 400_000.0 < 0.02,
         "{capacity}"
     );
     // Without the output's progress, the commits alone are too few.
     d.output_progress.clear();
-    let why = &d.judge().not_applicable["drain_capacity_per_s"];
+    let why = &d.judge().not_applicable[DRAIN_CAPACITY_PER_S.name];
     assert!(
         why.contains("commit(s)") && why.contains("by the output"),
         "{why}"

@@ -9,9 +9,16 @@ use super::*;
 use crate::analysis::window::tests::row;
 use crate::analysis::window::Sample;
 use crate::config::Tolerances;
+use crate::gendata::schedule::Pacing;
 use crate::model::gendata::GendataSummary;
 use crate::model::probe::ProbeSummary;
 use crate::model::probe::{LatencySummary, ProbeLag};
+use crate::results::figure::{
+    ADDED_P50_MS, CONSUMED_PER_S, CPU_AVG_PCT, CPU_PER_RECORD_FIRST_THIRD_US,
+    CPU_PER_RECORD_LAST_THIRD_US, FLOOR_P50_MS, LAG_DRIFT, LATENCY_MAX_MS, LATENCY_P50_MS,
+    LATENCY_P999_MS, LATENCY_P99_MS, MEM_AVG_MB, OFFERED_PER_S, OUTPUT_PER_S, PROBE_LAG_P99_MS,
+    ROWS_PER_S_PER_CORE, RSS_AVG_MB, SLOW_SAMPLES, STALLS, USS_AVG_MB, US_CPU_PER_RECORD,
+};
 use crate::results::{RunConfig, Verification, VerificationVerdict};
 use crate::workloads::{Checked, TopicOutput};
 
@@ -154,7 +161,7 @@ impl Crafted {
             ticks_per_s: 100.0,
             config: &self.config,
             workload: stateless(),
-            schedule: None,
+            pacing: Pacing::Unpaced,
             gendata: &self.gendata,
             probe: &self.probe,
             verified: &self.verified,
@@ -194,12 +201,12 @@ fn a_steady_product_keeps_up_and_gets_its_latency_quoted() {
     let j = Crafted::new(20, |t| 1000.0 * t - 10.0).judge();
     assert_eq!(j.regime, Some(Regime::KeepUp));
     assert!(j.failure.is_none());
-    assert!((value(&j, "consumed_per_s") - 1000.0).abs() < 1e-6);
-    assert_eq!(value(&j, "latency_p50_ms"), 20.0);
-    assert_eq!(value(&j, "added_p50_ms"), 15.0);
-    assert_eq!(value(&j, "latency_max_ms"), 80.0);
-    assert!((value(&j, "cpu_avg_pct") - 50.0).abs() < 1e-9);
-    assert!((value(&j, "us_cpu_per_record") - 500.0).abs() < 1e-6);
+    assert!((value(&j, CONSUMED_PER_S.name) - 1000.0).abs() < 1e-6);
+    assert_eq!(value(&j, LATENCY_P50_MS.name), 20.0);
+    assert_eq!(value(&j, ADDED_P50_MS.name), 15.0);
+    assert_eq!(value(&j, LATENCY_MAX_MS.name), 80.0);
+    assert!((value(&j, CPU_AVG_PCT.name) - 50.0).abs() < 1e-9);
+    assert!((value(&j, US_CPU_PER_RECORD.name) - 500.0).abs() < 1e-6);
     assert!(j.flags.is_empty(), "{:?}", j.flags);
     assert_eq!(j.series.unwrap().t_s.len(), 22);
 }
@@ -223,14 +230,14 @@ fn a_stall_is_counted_and_flagged_and_withholds_no_latency() {
     let mut c = Crafted::new(10, |t| 1000.0 * t - 10.0);
     c.probe.intervals = Some(latency_series(10, None));
     let j = c.judge();
-    assert_eq!(value(&j, "stalls"), 0.0);
+    assert_eq!(value(&j, STALLS.name), 0.0);
     assert!(!j.flags.contains(&flag::STALLS));
     c.probe.intervals = Some(latency_series(10, Some(6)));
     let j = c.judge();
-    assert_eq!(value(&j, "stalls"), 1.0);
-    assert_eq!(j.metrics["stalls"].unit, "intervals");
+    assert_eq!(value(&j, STALLS.name), 1.0);
+    assert_eq!(j.metrics[STALLS.name].unit, "intervals");
     assert!(j.flags.contains(&flag::STALLS), "{:?}", j.flags);
-    assert_eq!(value(&j, "latency_p50_ms"), 20.0);
+    assert_eq!(value(&j, LATENCY_P50_MS.name), 20.0);
 }
 
 #[test]
@@ -249,7 +256,7 @@ fn the_cgroups_cpu_is_the_products_and_a_gap_with_proc_is_flagged() {
         c.judge()
     };
     let agree = with_cgroup(0.51);
-    assert!((value(&agree, "cpu_avg_pct") - 51.0).abs() < 1e-6);
+    assert!((value(&agree, CPU_AVG_PCT.name) - 51.0).abs() < 1e-6);
     assert!(
         !agree.flags.contains(&flag::CPU_MISMATCH),
         "{:?}",
@@ -261,11 +268,11 @@ fn the_cgroups_cpu_is_the_products_and_a_gap_with_proc_is_flagged() {
         "{account:?}"
     );
     let gap = with_cgroup(0.60);
-    assert!((value(&gap, "cpu_avg_pct") - 60.0).abs() < 1e-6);
+    assert!((value(&gap, CPU_AVG_PCT.name) - 60.0).abs() < 1e-6);
     assert!(gap.flags.contains(&flag::CPU_MISMATCH), "{:?}", gap.flags);
     // Without a cgroup, the /proc figure stands and the record says why.
     let none = Crafted::new(10, |t| 1000.0 * t).judge();
-    assert!((value(&none, "cpu_avg_pct") - 50.0).abs() < 1e-9);
+    assert!((value(&none, CPU_AVG_PCT.name) - 50.0).abs() < 1e-9);
     assert!(none.not_applicable["cgroup_cpu"].contains("/proc"));
 }
 
@@ -291,13 +298,13 @@ fn the_products_rss_and_uss_stand_beside_its_pss() {
     // Crafted trees hold 10 MB PSS, twice that RSS, half that USS.
     let mut c = Crafted::new(10, |t| 1000.0 * t);
     let j = c.judge();
-    assert_eq!(value(&j, "mem_avg_mb"), 10.0);
-    assert_eq!(value(&j, "rss_avg_mb"), 20.0);
-    assert_eq!(value(&j, "uss_avg_mb"), 5.0);
+    assert_eq!(value(&j, MEM_AVG_MB.name), 10.0);
+    assert_eq!(value(&j, RSS_AVG_MB.name), 20.0);
+    assert_eq!(value(&j, USS_AVG_MB.name), 5.0);
     c.samples[5].product.uss_bytes = None;
     let j = c.judge();
-    assert!(!j.metrics.contains_key("uss_avg_mb"));
-    assert!(j.not_applicable["uss_avg_mb"].contains("smaps_rollup"));
+    assert!(!j.metrics.contains_key(USS_AVG_MB.name));
+    assert!(j.not_applicable[USS_AVG_MB.name].contains("smaps_rollup"));
 }
 
 #[test]
@@ -314,7 +321,7 @@ fn a_sawtooth_backlog_that_keeps_up_is_keep_up_with_coarse_commits() {
             j.metrics
         );
         assert!(j.flags.contains(&flag::COARSE_COMMITS));
-        assert!(j.metrics.contains_key("latency_p50_ms"));
+        assert!(j.metrics.contains_key(LATENCY_P50_MS.name));
     }
 }
 
@@ -322,8 +329,8 @@ fn a_sawtooth_backlog_that_keeps_up_is_keep_up_with_coarse_commits() {
 fn slow_linear_growth_is_saturated() {
     let j = Crafted::new(30, |t| 960.0 * t).judge();
     assert_eq!(j.regime, Some(Regime::Saturated));
-    assert!((value(&j, "lag_drift") - 40.0 / 960.0).abs() < 1e-6);
-    assert!(!j.metrics.contains_key("latency_p50_ms"));
+    assert!((value(&j, LAG_DRIFT.name) - 40.0 / 960.0).abs() < 1e-6);
+    assert!(!j.metrics.contains_key(LATENCY_P50_MS.name));
     assert_eq!(
         j.not_applicable["latency"],
         "the run was saturated, not keep-up"
@@ -342,7 +349,11 @@ fn a_step_in_the_committed_offset_is_inconsistent_flow_and_quotes_nothing() {
     // one commit seen, late in the window: the fit follows the step
     let j = Crafted::new(10, |t| if t < 10.5 { 2000.0 } else { 4048.0 }).judge();
     assert!(j.flags.contains(&flag::INCONSISTENT_FLOW), "{:?}", j.flags);
-    for name in ["consumed_per_s", "us_cpu_per_record", "rows_per_s_per_core"] {
+    for name in [
+        CONSUMED_PER_S.name,
+        US_CPU_PER_RECORD.name,
+        ROWS_PER_S_PER_CORE.name,
+    ] {
         assert!(!j.metrics.contains_key(name), "{name} quoted");
         assert!(j.not_applicable[name].contains("flow figures disagree"));
     }
@@ -352,8 +363,8 @@ fn a_step_in_the_committed_offset_is_inconsistent_flow_and_quotes_nothing() {
         .any(|k| k.starts_with("latency_") || k.starts_with("added_")));
     assert!(j.not_applicable["flow"].contains("moved 1 time(s)"));
     assert!(j.not_applicable["flow"].contains("output/s"));
-    assert!(j.metrics.contains_key("offered_per_s"));
-    assert!(j.metrics.contains_key("output_per_s"));
+    assert!(j.metrics.contains_key(OFFERED_PER_S.name));
+    assert!(j.metrics.contains_key(OUTPUT_PER_S.name));
     // the same product committing every second agrees with itself
     let j = Crafted::new(10, |t| 1000.0 * t.floor() - 10.0).judge();
     assert!(
@@ -361,7 +372,7 @@ fn a_step_in_the_committed_offset_is_inconsistent_flow_and_quotes_nothing() {
         "{:?}",
         j.not_applicable
     );
-    assert!(j.metrics.contains_key("consumed_per_s"));
+    assert!(j.metrics.contains_key(CONSUMED_PER_S.name));
 }
 
 #[test]
@@ -377,8 +388,8 @@ fn a_window_whose_cpu_per_record_falls_is_not_steady() {
     let j = c.judge();
     assert!(j.flags.contains(&flag::NOT_STEADY), "{:?}", j.flags);
     let (first, last) = (
-        value(&j, "cpu_per_record_first_third_us"),
-        value(&j, "cpu_per_record_last_third_us"),
+        value(&j, CPU_PER_RECORD_FIRST_THIRD_US.name),
+        value(&j, CPU_PER_RECORD_LAST_THIRD_US.name),
     );
     assert!(first > 1.5 * last, "{first} {last}");
 }
@@ -403,7 +414,7 @@ fn a_restart_that_lowers_the_committed_offset_does_not_unconsume() {
     })
     .judge();
     assert_eq!(j.regime, Some(Regime::KeepUp), "{:?}", j.metrics);
-    assert!(value(&j, "consumed_per_s") > 900.0);
+    assert!(value(&j, CONSUMED_PER_S.name) > 900.0);
 }
 
 #[test]
@@ -412,8 +423,8 @@ fn an_empty_histogram_quotes_no_latency() {
     c.probe.output = latency(0, 0.0);
     let j = c.judge();
     assert_eq!(j.regime, Some(Regime::KeepUp));
-    assert!(!j.metrics.contains_key("latency_p50_ms"));
-    assert!(!j.metrics.contains_key("added_p50_ms"));
+    assert!(!j.metrics.contains_key(LATENCY_P50_MS.name));
+    assert!(!j.metrics.contains_key(ADDED_P50_MS.name));
     assert_eq!(
         j.not_applicable["latency"],
         "no output record arrived in the window"
@@ -425,11 +436,11 @@ fn a_missing_floor_leaves_latency_but_no_added() {
     let mut c = Crafted::new(10, |t| 1000.0 * t);
     c.probe.floor = latency(0, 0.0);
     let j = c.judge();
-    assert_eq!(value(&j, "latency_p50_ms"), 20.0);
-    assert!(!j.metrics.contains_key("added_p50_ms"));
-    assert!(!j.metrics.contains_key("floor_p50_ms"));
+    assert_eq!(value(&j, LATENCY_P50_MS.name), 20.0);
+    assert!(!j.metrics.contains_key(ADDED_P50_MS.name));
+    assert!(!j.metrics.contains_key(FLOOR_P50_MS.name));
     assert_eq!(
-        j.not_applicable["added_p50_ms"],
+        j.not_applicable[ADDED_P50_MS.name],
         "no floor record arrived in the window"
     );
 }
@@ -441,7 +452,7 @@ fn a_generator_behind_during_keep_up_withholds_latency() {
     let j = c.judge();
     assert_eq!(j.regime, Some(Regime::KeepUp));
     assert!(j.flags.contains(&flag::GENERATOR_BEHIND));
-    assert!(!j.metrics.contains_key("latency_p50_ms"));
+    assert!(!j.metrics.contains_key(LATENCY_P50_MS.name));
     assert!(j.not_applicable["latency"].contains("gendata fell behind"));
 }
 
@@ -451,10 +462,10 @@ fn a_generator_late_only_at_its_max_withholds_the_tail_alone() {
     c.gendata = gendata(10_000, 3.0, 250.0);
     let j = c.judge();
     assert!(!j.flags.contains(&flag::GENERATOR_BEHIND));
-    assert_eq!(value(&j, "latency_p99_ms"), 40.0);
-    assert!(!j.metrics.contains_key("latency_p999_ms"));
-    assert!(!j.metrics.contains_key("latency_max_ms"));
-    assert!(j.not_applicable["latency_max_ms"].contains("250.0 ms"));
+    assert_eq!(value(&j, LATENCY_P99_MS.name), 40.0);
+    assert!(!j.metrics.contains_key(LATENCY_P999_MS.name));
+    assert!(!j.metrics.contains_key(LATENCY_MAX_MS.name));
+    assert!(j.not_applicable[LATENCY_MAX_MS.name].contains("250.0 ms"));
 }
 
 #[test]
@@ -464,7 +475,7 @@ fn an_unpaced_run_is_never_generator_behind() {
     c.gendata = gendata(10_000, 300.0, 400.0);
     let j = c.judge();
     assert!(!j.flags.contains(&flag::GENERATOR_BEHIND));
-    assert!(j.metrics.contains_key("latency_max_ms"));
+    assert!(j.metrics.contains_key(LATENCY_MAX_MS.name));
 }
 
 #[test]
@@ -473,13 +484,13 @@ fn a_probe_that_trails_the_output_quotes_no_latency() {
     c.probe.lag = lag(12.5);
     let j = c.judge();
     assert!(j.flags.contains(&flag::PROBE_BEHIND));
-    assert!(!j.metrics.contains_key("latency_p50_ms"));
+    assert!(!j.metrics.contains_key(LATENCY_P50_MS.name));
     assert!(j.not_applicable["latency"].contains("12.5 ms worth"));
-    assert_eq!(value(&j, "probe_lag_p99_ms"), 12.5);
+    assert_eq!(value(&j, PROBE_LAG_P99_MS.name), 12.5);
     c.probe.lag = lag(9.0);
     let j = c.judge();
     assert!(!j.flags.contains(&flag::PROBE_BEHIND));
-    assert!(j.metrics.contains_key("latency_p50_ms"));
+    assert!(j.metrics.contains_key(LATENCY_P50_MS.name));
 }
 
 #[test]
@@ -488,7 +499,7 @@ fn slow_samples_are_counted_and_flagged() {
     c.samples[5].read_us = 25_000;
     c.samples[0].read_us = 25_000; // before the window: not counted
     let j = c.judge();
-    assert_eq!(value(&j, "slow_samples"), 1.0);
+    assert_eq!(value(&j, SLOW_SAMPLES.name), 1.0);
     assert!(j.flags.contains(&flag::SLOW_SAMPLES));
 }
 
