@@ -146,6 +146,9 @@ struct Message {
     target: Option<Target>,
     #[serde(default)]
     executable: Option<PathBuf>,
+    /// False when the build compiled it, true when it found it up to date.
+    #[serde(default)]
+    fresh: bool,
 }
 
 #[derive(Deserialize)]
@@ -157,16 +160,11 @@ struct Target {
 /// The binary `bin` a build made and its package's version, from cargo's
 /// JSON messages.
 pub fn built_binary(messages: &str, bin: &str) -> Result<Built> {
-    for line in messages.lines().filter(|l| l.starts_with('{')) {
-        let message: Message = serde_json::from_str(line)
-            .with_context(|| format!("cargo: a build message is not JSON: {line}"))?;
+    for message in artifacts(messages)? {
         let Some(target) = &message.target else {
             continue;
         };
-        if message.reason != "compiler-artifact"
-            || target.name != bin
-            || !target.kind.iter().any(|k| k == "bin")
-        {
+        if target.name != bin || !target.kind.iter().any(|k| k == "bin") {
             continue;
         }
         let bin = message
@@ -181,6 +179,44 @@ pub fn built_binary(messages: &str, bin: &str) -> Result<Built> {
         return Ok(Built { bin, version });
     }
     Err(anyhow!("cargo: the build reported no binary named {bin}"))
+}
+
+/// The registry crates a build compiled rather than found up to date, each
+/// once as `name@version` (the whole id in the older spelling), from cargo's
+/// JSON messages: what a build seeded with another target folder
+/// ([`seed_target`]) could not reuse.
+pub fn compiled_dependencies(messages: &str) -> Result<Vec<String>> {
+    let mut compiled: Vec<String> = artifacts(messages)?
+        .into_iter()
+        .filter(|m| !m.fresh && is_registry(&m.package_id))
+        .map(|m| {
+            let id = &m.package_id;
+            id.rsplit_once('#')
+                .map_or(id.clone(), |(_, fragment)| fragment.to_string())
+        })
+        .collect();
+    compiled.sort();
+    compiled.dedup();
+    Ok(compiled)
+}
+
+/// The compiler-artifact messages among cargo's JSON messages.
+fn artifacts(messages: &str) -> Result<Vec<Message>> {
+    let mut artifacts = Vec::new();
+    for line in messages.lines().filter(|l| l.starts_with('{')) {
+        let message: Message = serde_json::from_str(line)
+            .with_context(|| format!("cargo: a build message is not JSON: {line}"))?;
+        if message.reason == "compiler-artifact" {
+            artifacts.push(message);
+        }
+    }
+    Ok(artifacts)
+}
+
+/// Whether a package id names a registry crate, in either spelling
+/// (`registry+URL#name@version`, or `name version (registry+URL)`).
+fn is_registry(id: &str) -> bool {
+    id.starts_with("registry+") || id.contains("(registry+")
 }
 
 /// The version in a package id: `path+file:///p/crates/x#0.1.0`,
@@ -215,6 +251,21 @@ mod tests {
         );
         let err = built_binary(MESSAGES, "other").unwrap_err().to_string();
         assert_eq!(err, "cargo: the build reported no binary named other");
+    }
+
+    #[test]
+    fn a_build_names_the_registry_crates_it_compiled_once_each() {
+        assert!(compiled_dependencies(MESSAGES).unwrap().is_empty());
+        let compiled = r#"{"reason":"compiler-artifact","package_id":"registry+https://github.com/rust-lang/crates.io-index#serde@1.0.229","fresh":false}
+{"reason":"compiler-artifact","package_id":"registry+https://github.com/rust-lang/crates.io-index#serde@1.0.229","fresh":false}
+{"reason":"compiler-artifact","package_id":"arrow 57.3.2 (registry+https://github.com/rust-lang/crates.io-index)","fresh":false}"#;
+        assert_eq!(
+            compiled_dependencies(&format!("{MESSAGES}{compiled}")).unwrap(),
+            [
+                "arrow 57.3.2 (registry+https://github.com/rust-lang/crates.io-index)",
+                "serde@1.0.229"
+            ]
+        );
     }
 
     #[test]

@@ -14,6 +14,7 @@ use anyhow::{Context, Result};
 use std::collections::BTreeMap;
 
 use crate::config::{ClientProfile, Delivery, EtlConfig, Product};
+pub use cargo::compiled_dependencies;
 pub use deployed::{Deployed, ProductRoots, StartPlan};
 pub use install::{
     availability, build_companion, capability, ensure_installed, Availability, Installation,

@@ -6,6 +6,7 @@ use std::process::Command;
 
 use libtest_mimic::Trial;
 use streamsuite::cache::Cache;
+use streamsuite::products::compiled_dependencies;
 use streamsuite::results::{flag, Regime, RunRecord, Status};
 
 use crate::support::{
@@ -17,8 +18,9 @@ use crate::trial;
 /// A commit of this repository with the rustpipe crate: built once into the
 /// cache directory, then reused by every later test run. Its dependencies
 /// and their features are today's, so that first build compiles only the
-/// workspace's own crates (the suite seeds it with its own build).
-pub const KNOWN_COMMIT: &str = "0afb7f9865f8ba819007cdf60c7321f9d1d9940a";
+/// workspace's own crates (the suite seeds it with its own build); the
+/// tagged-commit trial fails when it compiled any other.
+pub const KNOWN_COMMIT: &str = "1ca8fd3376946a8f3cf63b93a47cfc746adaa8d6";
 
 pub fn trials() -> Vec<Trial> {
     vec![
@@ -250,6 +252,19 @@ fn rustpipe_at_a_tagged_commit_is_built_and_run() -> Result<(), String> {
         &format!(
             "the build of the commit lives in {}: {marker}",
             dir.display()
+        ),
+        &out,
+    )?;
+    let messages = dir.join("cargo-messages.json");
+    let compiled = std::fs::read_to_string(&messages)
+        .map_err(|e| format!("reading {}: {e}", messages.display()))
+        .and_then(|text| compiled_dependencies(&text).map_err(|e| e.to_string()))?;
+    ensure(
+        compiled.is_empty(),
+        &format!(
+            "the seeded build of KNOWN_COMMIT compiled only the workspace's crates, not {compiled:?}: \
+             its dependencies are no longer today's, so every fresh CI run builds them again \
+             (about 240 s); point KNOWN_COMMIT at a commit with today's Cargo.lock"
         ),
         &out,
     )
