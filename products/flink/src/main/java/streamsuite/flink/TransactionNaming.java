@@ -7,11 +7,13 @@ import java.util.Iterator;
 import java.util.Locale;
 import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
 import streamsuite.common.BenchEnv;
+import streamsuite.common.KnownCost;
 
 /**
- * The product.yaml `settings:` map (BENCH_SETTINGS, JSON): the one key,
- * transaction_naming, names the exactly-once sink's transactional id strategy
- * (pooling or incrementing).
+ * The product.yaml `settings:` map (BENCH_SETTINGS, JSON): transaction_naming
+ * names the exactly-once sink's transactional id strategy (pooling or
+ * incrementing); the other key, work_ns_per_record, is bench-common's
+ * {@link KnownCost}.
  */
 final class TransactionNaming {
     private TransactionNaming() {}
@@ -20,8 +22,8 @@ final class TransactionNaming {
      * The strategy BENCH_SETTINGS names.
      *
      * @throws IllegalArgumentException (one line for the suite's log) when the
-     *     settings are not a JSON object holding transaction_naming alone, or
-     *     name another strategy
+     *     settings are not a JSON object holding transaction_naming and at
+     *     most the known cost, or name another strategy
      */
     static TransactionNamingStrategy fromEnv(BenchEnv env) {
         JsonNode settings;
@@ -35,7 +37,7 @@ final class TransactionNaming {
         }
         for (Iterator<String> keys = settings.fieldNames(); keys.hasNext(); ) {
             String key = keys.next();
-            if (!key.equals("transaction_naming")) {
+            if (!key.equals("transaction_naming") && !key.equals(KnownCost.KEY)) {
                 throw env.error("BENCH_SETTINGS has a key this app does not apply: " + key);
             }
         }

@@ -57,7 +57,8 @@ public record ClientProfile(
      * (group.instance.id set; a consumer that assigns its partitions itself
      * has no session); the transactional producer's retry backoff only under
      * exactly-once; the commit interval as the app applies it; and the engine
-     * settings the app applied, under "engine", unless there are none.
+     * settings the app applied, under "engine", with the {@link KnownCost}
+     * this process burns.
      *
      * @throws IllegalStateException when the producer's retry.backoff.ms and
      *     retry.backoff.max.ms differ under exactly-once (the suite's rule is
@@ -87,9 +88,9 @@ public record ClientProfile(
             json.put("transaction_retry_backoff_ms", backoff);
         }
         json.put("commit_interval_ms", commitIntervalMs);
-        if (!engine.isEmpty()) {
-            json.put("engine", engine);
-        }
+        Map<String, Object> applied = new LinkedHashMap<>(engine);
+        applied.put(KnownCost.KEY, KnownCost.NS_PER_RECORD);
+        json.put("engine", applied);
         try {
             return new ObjectMapper().writeValueAsString(json);
         } catch (JsonProcessingException e) {

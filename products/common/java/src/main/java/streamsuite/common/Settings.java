@@ -35,6 +35,7 @@ public record Settings(
     public static Settings from(BenchEnv env, Set<Workload> implemented) {
         // First: a workload this product does not run is the one line to report.
         Workload workload = Workload.parse(env.product(), env.require("BENCH_WORKLOAD"), implemented);
+        KnownCost.check(env, workload);
         String delivery = env.require("BENCH_DELIVERY");
         boolean exactlyOnce = switch (delivery) {
             case "exactly-once" -> true;

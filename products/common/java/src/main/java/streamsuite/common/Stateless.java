@@ -16,7 +16,8 @@ import java.io.IOException;
  * input's sequence number and gendata timestamp, unchanged.
  *
  * <p>Decoding is a Jackson databind projection: 6 of the event's 19 fields bind
- * to {@link Event}, the others are skipped by the parser.
+ * to {@link Event}, the others are skipped by the parser. It burns the run's
+ * {@link KnownCost} first, 0 unless a regression of known size was asked for.
  */
 public final class Stateless {
     private static final JsonMapper MAPPER = Json.mapper()
@@ -62,6 +63,7 @@ public final class Stateless {
      *     lacks a field the workload reads (the job fails)
      */
     public static Event decode(byte[] value) {
+        KnownCost.burn(KnownCost.NS_PER_RECORD);
         Event event;
         try {
             event = READER.readValue(value);

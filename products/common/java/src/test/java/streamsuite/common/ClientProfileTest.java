@@ -111,15 +111,15 @@ class ClientProfileTest {
     }
 
     @Test
-    void the_effective_config_is_what_the_clients_parsed() {
+    void the_effective_config_is_what_the_clients_parsed_with_the_known_cost_burned() {
         assertEquals("{\"fetch_min_bytes\":1,\"fetch_max_wait_ms\":10,\"max_partition_fetch_bytes\":52428800,"
                         + "\"linger_ms\":1,\"acks\":\"all\",\"enable_idempotence\":true,\"compression\":\"lz4\","
-                        + "\"commit_interval_ms\":1000}",
+                        + "\"commit_interval_ms\":1000,\"engine\":{\"work_ns_per_record\":0}}",
                 ClientProfile.effectiveJson("p", consumer(null), new ProducerConfig(producer("all", true)),
                         1000, false, Map.of()));
         assertEquals("{\"fetch_min_bytes\":1,\"fetch_max_wait_ms\":10,\"max_partition_fetch_bytes\":52428800,"
                         + "\"linger_ms\":1,\"acks\":\"1\",\"enable_idempotence\":false,\"compression\":\"lz4\","
-                        + "\"commit_interval_ms\":1000}",
+                        + "\"commit_interval_ms\":1000,\"engine\":{\"work_ns_per_record\":0}}",
                 ClientProfile.effectiveJson("p", consumer(null), new ProducerConfig(producer("1", false)),
                         1000, false, Map.of()));
     }
@@ -136,7 +136,7 @@ class ClientProfileTest {
         assertEquals("{\"fetch_min_bytes\":1,\"fetch_max_wait_ms\":10,\"max_partition_fetch_bytes\":52428800,"
                         + "\"linger_ms\":1,\"acks\":\"all\",\"enable_idempotence\":true,\"compression\":\"lz4\","
                         + "\"session_timeout_ms\":6000,\"transaction_retry_backoff_ms\":20,\"commit_interval_ms\":10,"
-                        + "\"engine\":{\"transaction_naming\":\"pooling\",\"idle_us\":500}}",
+                        + "\"engine\":{\"transaction_naming\":\"pooling\",\"idle_us\":500,\"work_ns_per_record\":0}}",
                 ClientProfile.effectiveJson("p", consumer("g-member-1"), new ProducerConfig(producer), 10, true,
                         engine));
         producer.setProperty(ProducerConfig.RETRY_BACKOFF_MAX_MS_CONFIG, "1000");
