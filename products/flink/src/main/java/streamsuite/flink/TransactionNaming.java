@@ -1,8 +1,6 @@
 package streamsuite.flink;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.Iterator;
 import java.util.Locale;
 import org.apache.flink.connector.kafka.sink.TransactionNamingStrategy;
@@ -26,15 +24,7 @@ final class TransactionNaming {
      *     most the known cost, or name another strategy
      */
     static TransactionNamingStrategy fromEnv(BenchEnv env) {
-        JsonNode settings;
-        try {
-            settings = new ObjectMapper().readTree(env.orElse("BENCH_SETTINGS", "{}"));
-        } catch (JsonProcessingException e) {
-            throw env.error("BENCH_SETTINGS is not JSON: " + e.getOriginalMessage());
-        }
-        if (!settings.isObject()) {
-            throw env.error("BENCH_SETTINGS is not a JSON object");
-        }
+        JsonNode settings = env.productSettings();
         for (Iterator<String> keys = settings.fieldNames(); keys.hasNext(); ) {
             String key = keys.next();
             if (!key.equals("transaction_naming") && !key.equals(KnownCost.KEY)) {

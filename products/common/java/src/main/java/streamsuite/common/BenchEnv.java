@@ -1,5 +1,8 @@
 package streamsuite.common;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -48,6 +51,24 @@ public final class BenchEnv {
     public String orElse(String name, String fallback) {
         String value = variables.get(name);
         return value == null || value.isBlank() ? fallback : value;
+    }
+
+    /**
+     * The product's own settings (product.yaml `settings:`, as the run has
+     * them), from BENCH_SETTINGS: a JSON object, empty when it is unset.
+     */
+    public JsonNode productSettings() {
+        String settings = orElse("BENCH_SETTINGS", "{}");
+        JsonNode root;
+        try {
+            root = new ObjectMapper().readTree(settings);
+        } catch (JsonProcessingException e) {
+            throw error("BENCH_SETTINGS is not JSON: " + e.getOriginalMessage());
+        }
+        if (root == null || !root.isObject()) {
+            throw error("BENCH_SETTINGS `" + settings + "` is not a JSON object");
+        }
+        return root;
     }
 
     /** The variable as an integer of at least {@code min}. */

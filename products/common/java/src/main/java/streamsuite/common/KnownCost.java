@@ -1,8 +1,6 @@
 package streamsuite.common;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 
 /**
  * A known extra CPU time burned for every input record of the stateless
@@ -15,7 +13,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 public final class KnownCost {
     /** Its key in product.yaml's `settings:`. */
     public static final String KEY = "work_ns_per_record";
-    private static final ObjectMapper MAPPER = new ObjectMapper();
 
     /** This process's cost: every JVM the suite starts for a run has the run's BENCH_SETTINGS. */
     static final long NS_PER_RECORD = nsPerRecord(BenchEnv.system("bench-common"));
@@ -30,17 +27,7 @@ public final class KnownCost {
      *     object or the value is not a whole number of at least 0
      */
     public static long nsPerRecord(BenchEnv env) {
-        String settings = env.orElse("BENCH_SETTINGS", "{}");
-        JsonNode root;
-        try {
-            root = MAPPER.readTree(settings);
-        } catch (JsonProcessingException e) {
-            throw env.error("BENCH_SETTINGS is not JSON: " + e.getOriginalMessage());
-        }
-        if (root == null || !root.isObject()) {
-            throw env.error("BENCH_SETTINGS `" + settings + "` is not a JSON object");
-        }
-        JsonNode value = root.path(KEY);
+        JsonNode value = env.productSettings().path(KEY);
         if (value.isMissingNode() || value.isNull()) {
             return 0;
         }
