@@ -52,9 +52,10 @@ use topic::TopicRun;
 
 /// How long gendata and the probe may take to finish after the window.
 pub(super) const HELPER_EXIT_TIMEOUT: Duration = Duration::from_secs(60);
-/// Time from the product being ready to gendata's first slot: room for the
-/// probe to start and assign its partitions.
-pub(super) const SCHEDULE_LEAD: Duration = Duration::from_secs(2);
+/// Time from planning the load to gendata's first slot: room for gendata's
+/// process to start and its producer to reach the broker. A topic run plans
+/// once its probe is ready.
+pub(super) const SCHEDULE_LEAD: Duration = Duration::from_millis(500);
 
 /// Everything a batch of runs shares.
 #[derive(Clone)]

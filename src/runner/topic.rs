@@ -39,11 +39,23 @@ struct LoadPlan {
     /// The earliest window: after the least warm-up.
     earliest_start_us: i64,
     window_us: i64,
-    /// Where a steady-state warm-up announces the window; `None` for a
-    /// fixed warm-up, whose window the helpers are given at once.
-    window_file: Option<PathBuf>,
+    /// A steady-state warm-up, which announces the window when the product
+    /// is steady; a fixed one announces it before the load starts.
+    steady: bool,
+    /// Where the window is announced to the probe (and, for a steady
+    /// warm-up, to gendata).
+    window_file: PathBuf,
     gendata_file: PathBuf,
-    probe_file: PathBuf,
+}
+
+/// Where the run announces its window to the helpers.
+fn window_file(run: &Run<'_>) -> PathBuf {
+    run.log_dir.join("window.json")
+}
+
+/// Where the probe writes its summary.
+fn probe_file(run: &Run<'_>) -> PathBuf {
+    run.log_dir.join("probe.json")
 }
 
 /// What the measuring phases produced, before it becomes figures.
@@ -85,7 +97,7 @@ impl TopicRun {
         Ok(TopicRun { output })
     }
 
-    /// The load's times, from the product ready now.
+    /// The load's times, from the probe ready now.
     fn plan(run: &Run<'_>) -> LoadPlan {
         let config = run.config;
         let start_us = now_us() + SCHEDULE_LEAD.as_micros() as i64;
@@ -93,9 +105,9 @@ impl TopicRun {
             start_us,
             earliest_start_us: start_us + config.warmup_s as i64 * 1_000_000,
             window_us: config.window_s as i64 * 1_000_000,
-            window_file: config.warmup_cap_s.map(|_| run.log_dir.join("window.json")),
+            steady: config.warmup_cap_s.is_some(),
+            window_file: window_file(run),
             gendata_file: run.log_dir.join("gendata.json"),
-            probe_file: run.log_dir.join("probe.json"),
         }
     }
 
@@ -115,22 +127,12 @@ impl TopicRun {
         }
     }
 
-    /// Starts the probe, ready before gendata's first slot, then gendata.
-    fn start_load(&self, run: &Run<'_>, plan: &LoadPlan) -> Result<(Supervised, Supervised)> {
-        let config = run.config;
-        let window_args = match &plan.window_file {
-            Some(file) => vec![
-                "--window-file".to_string(),
-                file.to_string_lossy().into_owned(),
-            ],
-            None => vec![
-                "--window-start-us".to_string(),
-                plan.earliest_start_us.to_string(),
-                "--window-end-us".to_string(),
-                (plan.earliest_start_us + plan.window_us).to_string(),
-            ],
-        };
-        let mut probe_args: Vec<String> = [
+    /// Starts the probe and waits until it reads the output. It learns its
+    /// window from the run's window file, so the schedule can start as soon
+    /// as the probe is ready rather than after a lead long enough for a slow
+    /// start.
+    fn start_probe(&self, run: &Run<'_>) -> Result<Supervised> {
+        let probe_args: Vec<String> = [
             "probe",
             "--bootstrap",
             run.bootstrap(),
@@ -139,22 +141,32 @@ impl TopicRun {
             "--floor-topic",
             &run.names.floor,
             "--interval-ms",
-            &config.sample_interval_ms.to_string(),
+            &run.config.sample_interval_ms.to_string(),
             "--stamp-field",
             self.output.stamp_field(),
             "--summary",
-            &plan.probe_file.to_string_lossy(),
+            &probe_file(run).to_string_lossy(),
+            "--window-file",
+            &window_file(run).to_string_lossy(),
         ]
         .map(str::to_string)
         .to_vec();
-        probe_args.extend(window_args);
         let mut probe = spawn_helper("probe", Role::Probe, &probe_args, run.log_dir, PROBE_READY)?;
         probe.wait_ready(Duration::from_secs(30), run.interrupt())?;
-        if now_us() > plan.start_us - 100_000 {
-            // The probe took the lead time: the schedule would start in the past.
-            return Err(anyhow!(
-                "the probe took too long to start; the schedule would start late"
-            ));
+        Ok(probe)
+    }
+
+    /// Starts gendata on `plan`'s schedule. A fixed window is announced
+    /// first, so the probe knows it before gendata's first slot; a steady
+    /// warm-up announces it later.
+    fn start_gendata(run: &Run<'_>, plan: &LoadPlan) -> Result<Supervised> {
+        let config = run.config;
+        if !plan.steady {
+            let window = crate::handoff::WindowAnnouncement {
+                start_us: plan.earliest_start_us,
+                end_us: plan.earliest_start_us + plan.window_us,
+            };
+            crate::handoff::announce(&plan.window_file, &window)?;
         }
         let gendata_plan = GendataPlan {
             bootstrap: run.bootstrap().to_string(),
@@ -164,20 +176,19 @@ impl TopicRun {
             start_us: plan.start_us,
             window_start_us: plan.earliest_start_us,
             end_us: Self::latest_end_us(run, plan),
-            window_file: plan.window_file.clone(),
+            window_file: plan.steady.then(|| plan.window_file.clone()),
             max_records: None,
             summary: Some(plan.gendata_file.clone()),
             avro_events: None,
             partitions: run.workload.input.partitions as u32,
         };
-        let gendata = spawn_helper(
+        spawn_helper(
             "gendata",
             Role::Gendata,
             &gendata_plan.command_args(),
             run.log_dir,
             "",
-        )?;
-        Ok((gendata, probe))
+        )
     }
 
     /// The warm-up: fixed, or until the product is steady (then the window
@@ -190,7 +201,7 @@ impl TopicRun {
         monitor: &mut Monitor<'_>,
     ) -> Result<WarmUp> {
         let config = run.config;
-        let (Some(file), Some(cap_s)) = (&plan.window_file, config.warmup_cap_s) else {
+        let (true, Some(cap_s)) = (plan.steady, config.warmup_cap_s) else {
             return Ok(WarmUp {
                 window_start_us: plan.earliest_start_us,
                 not_steady: None,
@@ -206,7 +217,7 @@ impl TopicRun {
         let warmup =
             processes.warm_up_until_steady(steady, grid, interrupt, &mut run.progress, monitor)?;
         crate::handoff::announce(
-            file,
+            &plan.window_file,
             &crate::handoff::WindowAnnouncement {
                 start_us: warmup.window_start_us,
                 end_us: warmup.window_start_us + plan.window_us,
@@ -362,8 +373,9 @@ impl RunKind for TopicRun {
         settings: &LaunchSettings,
         offsets: &OffsetReader,
     ) -> Result<Measured> {
+        let mut probe = self.start_probe(run)?;
         let plan = Self::plan(run);
-        let (mut gendata, mut probe) = self.start_load(run, &plan)?;
+        let mut gendata = Self::start_gendata(run, &plan)?;
         // Samples fall on start + k * interval: whichever grid time the
         // window starts at, both its bounds are samples.
         let helpers = Helpers {
@@ -487,7 +499,7 @@ impl RunKind for TopicRun {
     }
 
     fn judge(&self, run: &Run<'_>, m: Measured, verified: Verified) -> Result<Judged> {
-        let probe: ProbeSummary = crate::handoff::read(&m.plan.probe_file)?;
+        let probe: ProbeSummary = crate::handoff::read(&probe_file(run))?;
         let mut judgement = judge(&JudgeInputs {
             samples: &m.rows,
             window_start: m.window_start,
