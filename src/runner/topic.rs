@@ -39,16 +39,11 @@ struct LoadPlan {
     /// The earliest window: after the least warm-up.
     earliest_start_us: i64,
     window_us: i64,
-    /// A steady-state warm-up, which announces the window when the product
-    /// is steady; a fixed one announces it before the load starts.
-    steady: bool,
-    /// Where the window is announced to the probe (and, for a steady
-    /// warm-up, to gendata).
-    window_file: PathBuf,
     gendata_file: PathBuf,
 }
 
-/// Where the run announces its window to the helpers.
+/// Where the run announces its window: to the probe always, and to gendata
+/// after a steady-state warm-up (a fixed one announces it before the load).
 fn window_file(run: &Run<'_>) -> PathBuf {
     run.log_dir.join("window.json")
 }
@@ -105,8 +100,6 @@ impl TopicRun {
             start_us,
             earliest_start_us: start_us + config.warmup_s as i64 * 1_000_000,
             window_us: config.window_s as i64 * 1_000_000,
-            steady: config.warmup_cap_s.is_some(),
-            window_file: window_file(run),
             gendata_file: run.log_dir.join("gendata.json"),
         }
     }
@@ -161,12 +154,13 @@ impl TopicRun {
     /// warm-up announces it later.
     fn start_gendata(run: &Run<'_>, plan: &LoadPlan) -> Result<Supervised> {
         let config = run.config;
-        if !plan.steady {
+        let steady = config.warmup_cap_s.is_some();
+        if !steady {
             let window = crate::handoff::WindowAnnouncement {
                 start_us: plan.earliest_start_us,
                 end_us: plan.earliest_start_us + plan.window_us,
             };
-            crate::handoff::announce(&plan.window_file, &window)?;
+            crate::handoff::announce(&window_file(run), &window)?;
         }
         let gendata_plan = GendataPlan {
             bootstrap: run.bootstrap().to_string(),
@@ -176,7 +170,7 @@ impl TopicRun {
             start_us: plan.start_us,
             window_start_us: plan.earliest_start_us,
             end_us: Self::latest_end_us(run, plan),
-            window_file: plan.steady.then(|| plan.window_file.clone()),
+            window_file: steady.then(|| window_file(run)),
             max_records: None,
             summary: Some(plan.gendata_file.clone()),
             avro_events: None,
@@ -201,7 +195,7 @@ impl TopicRun {
         monitor: &mut Monitor<'_>,
     ) -> Result<WarmUp> {
         let config = run.config;
-        let (true, Some(cap_s)) = (plan.steady, config.warmup_cap_s) else {
+        let Some(cap_s) = config.warmup_cap_s else {
             return Ok(WarmUp {
                 window_start_us: plan.earliest_start_us,
                 not_steady: None,
@@ -217,7 +211,7 @@ impl TopicRun {
         let warmup =
             processes.warm_up_until_steady(steady, grid, interrupt, &mut run.progress, monitor)?;
         crate::handoff::announce(
-            &plan.window_file,
+            &window_file(run),
             &crate::handoff::WindowAnnouncement {
                 start_us: warmup.window_start_us,
                 end_us: warmup.window_start_us + plan.window_us,
