@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{anyhow, Result};
+use anyhow::{anyhow, Context, Result};
 
 use super::chaos::{self, BrokerFault, Fault, InjectedBrokerRestart, InjectedKill};
 use super::monitor::{Grid, Helpers, Monitor};
@@ -450,7 +450,7 @@ impl RunKind for TopicRun {
         let bound = Duration::from_secs(run.ctx.bench.run.settle_s);
         let interrupt = run.ctx.interrupt;
         measured.settle = Some(if run.line.product.commits_offsets {
-            settle_committed_and_quiet(
+            let (settle, timeline) = settle_committed_and_quiet(
                 offsets,
                 run.names,
                 self.output
@@ -458,7 +458,11 @@ impl RunKind for TopicRun {
                 bound,
                 product,
                 interrupt,
-            )?
+            )?;
+            let file = run.log_dir.join("settle.json");
+            std::fs::write(&file, serde_json::to_vec(&timeline)?)
+                .with_context(|| format!("writing {}", file.display()))?;
+            settle
         } else {
             settle_quiet_output(offsets, &run.names.output, bound, product, interrupt)?
         });

@@ -21,16 +21,23 @@ pub fn trials() -> Vec<Trial> {
             a_static_member_recovers_each_kill_within_its_session,
         ),
         trial(
+            "broker_restart_on_an_external_broker_is_refused",
+            broker_restart_on_an_external_broker_is_refused,
+        ),
+    ]
+}
+
+/// The two broker restarts, the layer's last trials: a restarted broker is
+/// cold, and the next run on it spends 30 s warming it (broker.warmup_s).
+pub fn broker_restart_trials() -> Vec<Trial> {
+    vec![
+        trial(
             "eos_line_loses_and_duplicates_nothing_through_a_broker_restart",
             eos_line_loses_and_duplicates_nothing_through_a_broker_restart,
         ),
         trial(
             "alos_line_counts_its_duplicates_through_a_broker_restart",
             alos_line_counts_its_duplicates_through_a_broker_restart,
-        ),
-        trial(
-            "broker_restart_on_an_external_broker_is_refused",
-            broker_restart_on_an_external_broker_is_refused,
         ),
     ]
 }

@@ -51,6 +51,7 @@ fn main() {
     trials.extend(isolation::trials());
     trials.extend(etl::trials());
     trials.extend(workloads::trials());
+    trials.extend(chaos::broker_restart_trials());
     let needs_broker = !args.list;
     let broker = needs_broker.then(support::BrokerGuard::start);
     let conclusion = libtest_mimic::run(&args, trials);

@@ -35,8 +35,8 @@ pub fn trials() -> Vec<Trial> {
     trials
 }
 
-/// Warm-up and window, in seconds, of the products whose lines need longer
-/// than 8 s and 10 s: Spark's lines commit once a batch (spark-rt: a batch
+/// Warm-up and window, in seconds, of the products whose lines need more
+/// than 6 s of each: Spark's lines commit once a batch (spark-rt: a batch
 /// every 5 s), and the regime needs more than a 10 s window's ten commits.
 const LONGER_RUNS: [(&str, u64, u64); 2] = [("spark", 15, 20), ("spark-rt", 15, 20)];
 
@@ -60,7 +60,7 @@ fn line_trials() -> Vec<Trial> {
         let (warmup_s, window_s) = LONGER_RUNS
             .iter()
             .find(|(name, _, _)| *name == product.name)
-            .map_or((8, 10), |&(_, warmup, window)| (warmup, window));
+            .map_or((6, 6), |&(_, warmup, window)| (warmup, window));
         for line in &product.lines {
             let (name, delivery) = (line.name.clone(), line.delivery);
             let trial_name = format!(

@@ -91,6 +91,7 @@ fn short_run_keeps_up(line: &str, delivery: Delivery) -> Result<(), String> {
     kept_up_above_the_setup_floor(r, &out)?;
     sampled_the_product_and_each_harness_process(r, &out)?;
     the_harness_checked_itself(r, &out)?;
+    settled_at_the_commit(r, &out)?;
     did_the_same_work(r, &out)?;
     let series = r.series.as_ref().ok_or("series missing")?;
     ensure(
@@ -99,6 +100,26 @@ fn short_run_keeps_up(line: &str, delivery: Delivery) -> Result<(), String> {
         &out,
     )?;
     crate::stalls::kept_latency_over_time(r, &out)
+}
+
+/// The settle figure is the time the commit took to cover the input, as
+/// the run's settle.json timeline has it; the second of quiet output the
+/// phase waits for after the commit is not part of it.
+fn settled_at_the_commit(r: &RunRecord, out: &Output) -> Result<(), String> {
+    let cache = streamsuite::cache::Cache::from_settings(None).map_err(|e| format!("{e:#}"))?;
+    let file = cache.run_dir(&r.run_id).join("settle.json");
+    let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
+    let timeline: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let (committed, ended) = (
+        timeline["committed_s"].as_f64(),
+        timeline["ended_s"].as_f64().unwrap_or(f64::NAN),
+    );
+    let settle = metric(r, "settle_s")?;
+    ensure(
+        committed.is_some_and(|c| (c - settle).abs() < 1e-9) && ended - settle >= 1.0,
+        &format!("settle_s {settle} is the commit's time, and 1 s of quiet followed it: {text}"),
+        out,
+    )
 }
 
 /// Offered about 2000/s, consumed within 5 % of it, records timed, output

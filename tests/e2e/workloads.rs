@@ -70,7 +70,7 @@ pub fn trials() -> Vec<Trial> {
 
 /// `rate` records/s, a warm-up (an interpreter settling in 8 s, a JVM's JIT
 /// and Kafka Streams' repartition topic in 15 s on two shared cores) and a
-/// 10 s window: one ok record, keep-up, panes or records timed, sanity ✓
+/// 6 s window: one ok record, keep-up, panes or records timed, sanity ✓
 /// and verification passed with nothing missing, duplicated, unexpected or
 /// corrupted, over all the input the product owed output for.
 fn runs_clean(line: &str, workload: &str, delivery: Delivery, rate: u64) -> Result<(), String> {
@@ -82,7 +82,7 @@ fn runs_clean(line: &str, workload: &str, delivery: Delivery, rate: u64) -> Resu
     )?;
     let jvm = line.starts_with("flink") || line.starts_with("kafka-streams");
     let warmup_s = if jvm { 15 } else { 8 };
-    let (out, r) = workload_run(line, workload, delivery, rate, warmup_s, 10, &[])?;
+    let (out, r) = workload_run(line, workload, delivery, rate, warmup_s, 6, &[])?;
     ensure(r.regime == Some(Regime::KeepUp), "keep-up expected", &out)?;
     let figure = |name: &str| {
         r.metrics
