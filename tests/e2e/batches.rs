@@ -327,7 +327,7 @@ fn regress_holds_the_current_build_against_a_commit() -> Result<(), String> {
                 "--rate",
                 "1000",
                 "--warmup",
-                "2",
+                "1",
                 "--window",
                 "5",
             ])

@@ -95,7 +95,7 @@ fn cluster_deployments_verify_the_whole_input_and_leave_no_process() -> Result<(
             .arg("batch")
             .args(&lines)
             .args(["--workload", "stateless", "--repeat", "1", "--rate", "2000"])
-            .args(["--warmup", "5", "--window", "6"])
+            .args(["--warmup", "2", "--window", "5"])
             .args(CLUSTER)
             .arg("--results")
             .arg(results.path()),

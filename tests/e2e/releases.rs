@@ -34,7 +34,7 @@ fn noise_runs_a_line_twice_a_round_and_its_json_follows_from_its_records() -> Re
     let out = output(
         suite()
             .args(["noise", "rustpipe", "stateless", "--json"])
-            .args(["--rate", "2000", "--warmup", "2", "--window", "5"])
+            .args(["--rate", "2000", "--warmup", "1", "--window", "5"])
             .arg("--results")
             .arg(results.path()),
     )?;
@@ -96,7 +96,7 @@ fn regress_of_a_peer_runs_both_versions_and_exits_as_its_json_says() -> Result<(
         suite()
             .args(["regress", "quix", "stateless", "--baseline", QUIX_BASELINE])
             .args(["--json", "--threshold", "50"])
-            .args(["--rate", "1000", "--warmup", "2", "--window", "5"])
+            .args(["--rate", "1000", "--warmup", "1", "--window", "5"])
             .arg("--results")
             .arg(results.path()),
     )?;
