@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use anyhow::{anyhow, Context, Result};
+use anyhow::{anyhow, Result};
 
 use super::chaos::{self, BrokerFault, Fault, InjectedBrokerRestart, InjectedKill};
 use super::monitor::{Grid, Helpers, Monitor};
@@ -459,9 +459,7 @@ impl RunKind for TopicRun {
                 product,
                 interrupt,
             )?;
-            let file = run.log_dir.join("settle.json");
-            std::fs::write(&file, serde_json::to_vec(&timeline)?)
-                .with_context(|| format!("writing {}", file.display()))?;
+            crate::handoff::write(Some(&run.log_dir.join("settle.json")), &timeline)?;
             settle
         } else {
             settle_quiet_output(offsets, &run.names.output, bound, product, interrupt)?

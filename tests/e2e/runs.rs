@@ -11,7 +11,7 @@ use streamsuite::results::{flag, Regime, RunRecord, Status};
 
 use crate::support::{
     config_with_broker, config_with_products, did_the_same_work, ensure, output, records, repo,
-    run_rustpipe_with, run_suite, stateless_run, suite, suite_with,
+    run_log_file, run_rustpipe_with, run_suite, stateless_run, suite, suite_with,
 };
 use crate::{measured, trial};
 
@@ -106,10 +106,9 @@ fn short_run_keeps_up(line: &str, delivery: Delivery) -> Result<(), String> {
 /// the run's settle.json timeline has it; the second of quiet output the
 /// phase waits for after the commit is not part of it.
 fn settled_at_the_commit(r: &RunRecord, out: &Output) -> Result<(), String> {
-    let cache = streamsuite::cache::Cache::from_settings(None).map_err(|e| format!("{e:#}"))?;
-    let file = cache.run_dir(&r.run_id).join("settle.json");
-    let text = std::fs::read_to_string(&file).map_err(|e| format!("{}: {e}", file.display()))?;
-    let timeline: serde_json::Value = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    let file = run_log_file(&r.run_id, "settle.json")?;
+    let timeline: serde_json::Value =
+        streamsuite::handoff::read(&file).map_err(|e| format!("{e:#}"))?;
     let (committed, ended) = (
         timeline["committed_s"].as_f64(),
         timeline["ended_s"].as_f64().unwrap_or(f64::NAN),
@@ -117,7 +116,9 @@ fn settled_at_the_commit(r: &RunRecord, out: &Output) -> Result<(), String> {
     let settle = metric(r, "settle_s")?;
     ensure(
         committed.is_some_and(|c| (c - settle).abs() < 1e-9) && ended - settle >= 1.0,
-        &format!("settle_s {settle} is the commit's time, and 1 s of quiet followed it: {text}"),
+        &format!(
+            "settle_s {settle} is the commit's time, and 1 s of quiet followed it: {timeline}"
+        ),
         out,
     )
 }

@@ -97,15 +97,21 @@ pub fn ensure(condition: bool, message: &str, output: &Output) -> Result<(), Str
 /// The product's standard error in a run's folder of the cache, titled, for
 /// a failure's message: what the product said of its own waits.
 pub fn product_log(run_id: &str) -> String {
-    let log = streamsuite::cache::Cache::from_settings(None)
-        .map(|cache| cache.run_dir(run_id).join("product.stderr.log"));
-    match log {
+    match run_log_file(run_id, "product.stderr.log") {
         Ok(path) => match std::fs::read_to_string(&path) {
             Ok(text) => format!("--- {}\n{text}", path.display()),
             Err(err) => format!("--- {}: {err}", path.display()),
         },
-        Err(err) => format!("--- no cache: {err:#}"),
+        Err(err) => format!("--- {err}"),
     }
+}
+
+/// A file of a run's log folder in the cache (settle.json, the product's
+/// logs).
+pub fn run_log_file(run_id: &str, name: &str) -> Result<PathBuf, String> {
+    streamsuite::cache::Cache::from_settings(None)
+        .map(|cache| cache.run_dir(run_id).join(name))
+        .map_err(|err| format!("no cache: {err:#}"))
 }
 
 /// The records of `workload` in a results folder (none if the file is absent).
