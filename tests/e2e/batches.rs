@@ -49,7 +49,7 @@ fn batch_rotates_two_lines_and_compare_pairs_their_rounds() -> Result<(), String
                 "stateless",
             ])
             .args([
-                "--repeat", "3", "--rate", "1000", "--warmup", "3", "--window", "5", "--json",
+                "--repeat", "3", "--rate", "1000", "--warmup", "1", "--window", "5", "--json",
             ])
             .arg("--results")
             .arg(results.path()),
@@ -492,7 +492,7 @@ fn rustpipe_batch(results: &Path, extra: &[&str]) -> Result<Output, String> {
         suite()
             .args(["batch", "rustpipe", "--workload", "stateless"])
             .args([
-                "--repeat", "1", "--rate", "1000", "--warmup", "3", "--window", "5",
+                "--repeat", "1", "--rate", "1000", "--warmup", "1", "--window", "5",
             ])
             .args(extra)
             .arg("--results")

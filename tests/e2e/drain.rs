@@ -7,11 +7,11 @@ use std::process::Command;
 use libtest_mimic::Trial;
 use streamsuite::cache::Cache;
 use streamsuite::products::compiled_dependencies;
-use streamsuite::results::{flag, Regime, RunRecord, Status};
+use streamsuite::results::{flag, Regime, Status};
 
 use crate::support::{
-    config_with_products, did_the_same_work, ensure, output, records, run_suite, rustpipe_product,
-    suite,
+    config_with_products, did_the_same_work, ensure, metric, output, records, run_suite,
+    rustpipe_product, suite,
 };
 use crate::trial;
 
@@ -45,15 +45,6 @@ pub fn trials() -> Vec<Trial> {
             rustpipe_at_an_unknown_revision_is_a_one_line_error,
         ),
     ]
-}
-
-fn metric(record: &RunRecord, name: &str) -> Result<f64, String> {
-    record.metrics.get(name).map(|m| m.value).ok_or_else(|| {
-        format!(
-            "metric {name} missing (flags {:?}, not applicable: {:?})",
-            record.flags, record.not_applicable
-        )
-    })
 }
 
 fn drain_run_reports_read_capacity_and_verifies_the_whole_input() -> Result<(), String> {

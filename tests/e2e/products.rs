@@ -113,12 +113,7 @@ fn installed_line_keeps_up_over(
         &out,
     )?;
     ensure(r.regime == Some(Regime::KeepUp), "keep-up expected", &out)?;
-    let figure = |name: &str| {
-        r.metrics
-            .get(name)
-            .map(|m| m.value)
-            .ok_or_else(|| format!("metric {name} missing"))
-    };
+    let figure = |name: &str| crate::support::metric(r, name);
     let offered = figure("offered_per_s")?;
     let consumed = figure("consumed_per_s")?;
     ensure(

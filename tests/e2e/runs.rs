@@ -10,8 +10,8 @@ use streamsuite::probe::{ProbeSummary, PROBE_BEHIND_LIMIT_MS};
 use streamsuite::results::{flag, Regime, RunRecord, Status};
 
 use crate::support::{
-    config_with_broker, config_with_products, did_the_same_work, ensure, output, records, repo,
-    run_log_file, run_rustpipe_with, run_suite, stateless_run, suite, suite_with,
+    config_with_broker, config_with_products, did_the_same_work, ensure, metric, output, records,
+    repo, run_log_file, run_rustpipe_with, run_suite, stateless_run, suite, suite_with,
 };
 use crate::{measured, trial};
 
@@ -46,15 +46,6 @@ pub fn trials() -> Vec<Trial> {
             overloaded_run_is_saturated_and_quotes_no_latency,
         ),
     ]
-}
-
-fn metric(record: &RunRecord, name: &str) -> Result<f64, String> {
-    record.metrics.get(name).map(|m| m.value).ok_or_else(|| {
-        format!(
-            "metric {name} missing from {} (regime {:?}, flags {:?}, not applicable: {:?})",
-            record.run_id, record.regime, record.flags, record.not_applicable
-        )
-    })
 }
 
 /// A 10 s window at 2000 records/s, checked against what the workload

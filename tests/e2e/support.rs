@@ -114,6 +114,18 @@ pub fn run_log_file(run_id: &str, name: &str) -> Result<PathBuf, String> {
         .map_err(|err| format!("no cache: {err:#}"))
 }
 
+/// A record's figure, or an error that says why it is absent: the record's
+/// regime, flags and what it withheld and why (a latency withheld names
+/// its cause, as gendata falling behind its schedule).
+pub fn metric(record: &RunRecord, name: &str) -> Result<f64, String> {
+    record.metrics.get(name).map(|m| m.value).ok_or_else(|| {
+        format!(
+            "metric {name} missing from {} (regime {:?}, flags {:?}, not applicable: {:?})",
+            record.run_id, record.regime, record.flags, record.not_applicable
+        )
+    })
+}
+
 /// The records of `workload` in a results folder (none if the file is absent).
 pub fn records(results: &Path, workload: &str) -> Result<Vec<RunRecord>, String> {
     let path = results.join(format!("{workload}.jsonl"));

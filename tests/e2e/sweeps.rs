@@ -48,7 +48,7 @@ fn a_rate_sweep_tags_its_runs_and_the_page_draws_its_curve() -> Result<(), Strin
                 "--bisect-steps",
                 "0",
             ])
-            .args(["--warmup", "3", "--window", "5"])
+            .args(["--warmup", "1", "--window", "5"])
             .arg("--results")
             .arg(results.path()),
     )?;

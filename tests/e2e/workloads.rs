@@ -84,12 +84,7 @@ fn runs_clean(line: &str, workload: &str, delivery: Delivery, rate: u64) -> Resu
     let warmup_s = if jvm { 15 } else { 8 };
     let (out, r) = workload_run(line, workload, delivery, rate, warmup_s, 6, &[])?;
     ensure(r.regime == Some(Regime::KeepUp), "keep-up expected", &out)?;
-    let figure = |name: &str| {
-        r.metrics
-            .get(name)
-            .map(|m| m.value)
-            .ok_or_else(|| format!("metric {name} missing"))
-    };
+    let figure = |name: &str| crate::support::metric(&r, name);
     ensure(figure("latency_count")? > 0.0, "outputs timed", &out)?;
     ensure(
         figure("latency_p50_ms")? <= figure("latency_p99_ms")?,
