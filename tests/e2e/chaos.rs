@@ -28,7 +28,8 @@ pub fn trials() -> Vec<Trial> {
 }
 
 /// The two broker restarts, the layer's last trials: a restarted broker is
-/// cold, and the next run on it spends 30 s warming it (broker.warmup_s).
+/// cold, and any other trial's run on it would spend 30 s warming it
+/// (broker.warmup_s); the restart runs themselves skip that warm-up.
 pub fn broker_restart_trials() -> Vec<Trial> {
     vec![
         trial(
