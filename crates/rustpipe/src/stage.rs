@@ -15,17 +15,18 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use anyhow::{anyhow, Context, Result};
-use arrow::array::{
-    ArrayRef, AsArray, BooleanArray, Float64Array, Int64Array, Scalar, StringArray, UInt32Array,
-    UInt64Array,
+use arrow_arith::arity;
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Int64Type, UInt32Type, UInt64Type};
+use arrow_array::{
+    ArrayRef, BooleanArray, Float64Array, Int64Array, RecordBatch, Scalar, StringArray,
+    UInt32Array, UInt64Array,
 };
-use arrow::buffer::{Buffer, OffsetBuffer, ScalarBuffer};
-use arrow::compute::filter_record_batch;
-use arrow::compute::kernels::{arity, cmp, comparison};
-use arrow::datatypes::{
-    ArrowNativeType, DataType, Field, Int64Type, Schema, SchemaRef, UInt32Type, UInt64Type,
-};
-use arrow::record_batch::RecordBatch;
+use arrow_buffer::{ArrowNativeType, Buffer, OffsetBuffer, ScalarBuffer};
+use arrow_ord::cmp;
+use arrow_schema::{DataType, Field, Schema, SchemaRef};
+use arrow_select::filter::filter_record_batch;
+use arrow_string::like;
 use serde::Serialize;
 
 use crate::chunk::{InputChunk, OutputChunk};
@@ -253,7 +254,7 @@ impl Stage {
     /// derives the ratio and the verdict with the arithmetic and comparison
     /// kernels.
     pub fn filter_and_derive(&self, batch: &RecordBatch) -> Result<Derived> {
-        let eu = comparison::starts_with(batch.column(3), &self.eu_prefix)?;
+        let eu = like::starts_with(batch.column(3), &self.eu_prefix)?;
         let kept = filter_record_batch(batch, &eu)?;
         let latency_ratio: Float64Array = arity::binary(
             kept.column(5).as_primitive::<UInt32Type>(),
