@@ -68,9 +68,9 @@ pub fn trials() -> Vec<Trial> {
     ]
 }
 
-/// `rate` records/s, a warm-up (an interpreter settling in 8 s, a JVM's JIT
-/// and Kafka Streams' repartition topic in 15 s on two shared cores) and a
-/// 6 s window: one ok record, keep-up, panes or records timed, sanity ✓
+/// `rate` records/s, a warm-up that lasts until the line is steady, and at
+/// least 8 s for a JVM's JIT and Kafka Streams' repartition topic on two
+/// shared cores (4 s for the others), and a 6 s window: one ok record, keep-up, panes or records timed, sanity ✓
 /// and verification passed with nothing missing, duplicated, unexpected or
 /// corrupted, over all the input the product owed output for.
 fn runs_clean(line: &str, workload: &str, delivery: Delivery, rate: u64) -> Result<(), String> {
@@ -81,7 +81,7 @@ fn runs_clean(line: &str, workload: &str, delivery: Delivery, rate: u64) -> Resu
         &install,
     )?;
     let jvm = line.starts_with("flink") || line.starts_with("kafka-streams");
-    let warmup_s = if jvm { 15 } else { 8 };
+    let warmup_s = if jvm { 8 } else { 4 };
     let (out, r) = workload_run(line, workload, delivery, rate, warmup_s, 6, &[])?;
     ensure(r.regime == Some(Regime::KeepUp), "keep-up expected", &out)?;
     let figure = |name: &str| crate::support::metric(&r, name);
