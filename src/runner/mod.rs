@@ -292,6 +292,7 @@ impl Judged {
 }
 
 pub use broker_warmup::warm_if_cold;
+pub use settle::QUIET_AFTER_COMMIT;
 pub use summary::print_summary;
 
 /// The results folder, from the command line or bench.yaml.

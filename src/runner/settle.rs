@@ -22,7 +22,7 @@ const QUIET_OUTPUT: Duration = Duration::from_secs(3);
 /// Kafka Streams passing records on from its repartition topic: over 471
 /// runs' settle.json here, the output grew after the commit in 7, by 4 ms
 /// at most (docs/methodology.md, "The settle phase").
-const QUIET_AFTER_COMMIT: Duration = Duration::from_millis(500);
+pub const QUIET_AFTER_COMMIT: Duration = Duration::from_millis(500);
 
 /// Polls `finished` with the time since the window's end, every
 /// [`SETTLE_POLL`], until it says the product is done or `bound` passes;

@@ -9,6 +9,7 @@ use streamsuite::gendata::event::eu_share;
 use streamsuite::probe::{ProbeSummary, PROBE_BEHIND_LIMIT_MS};
 use streamsuite::results::figure::SETTLE_S;
 use streamsuite::results::{flag, Regime, RunRecord, Status, VerificationVerdict};
+use streamsuite::runner::QUIET_AFTER_COMMIT;
 
 use crate::support::{
     config_with_broker, config_with_products, did_the_same_work, ensure, metric, output, records,
@@ -106,10 +107,11 @@ fn settled_at_the_commit(r: &RunRecord, out: &Output) -> Result<(), String> {
         timeline["ended_s"].as_f64().unwrap_or(f64::NAN),
     );
     let settle = metric(r, "settle_s")?;
+    let quiet = QUIET_AFTER_COMMIT.as_secs_f64();
     ensure(
-        committed.is_some_and(|c| (c - settle).abs() < 1e-9) && ended - settle >= 0.5,
+        committed.is_some_and(|c| (c - settle).abs() < 1e-9) && ended - settle >= quiet,
         &format!(
-            "settle_s {settle} is the commit's time, and 0.5 s of quiet followed it: {timeline}"
+            "settle_s {settle} is the commit's time, and {quiet} s of quiet followed it: {timeline}"
         ),
         out,
     )

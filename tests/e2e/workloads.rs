@@ -70,9 +70,10 @@ pub fn trials() -> Vec<Trial> {
 
 /// `rate` records/s, a warm-up that lasts until the line is steady, and at
 /// least 8 s for a JVM's JIT and Kafka Streams' repartition topic on two
-/// shared cores (4 s for the others), and a 6 s window: one ok record, keep-up, panes or records timed, sanity ✓
-/// and verification passed with nothing missing, duplicated, unexpected or
-/// corrupted, over all the input the product owed output for.
+/// shared cores (4 s for the others), and a 6 s window: one ok record,
+/// keep-up, panes or records timed, sanity ✓ and verification passed with
+/// nothing missing, duplicated, unexpected or corrupted, over all the input
+/// the product owed output for.
 fn runs_clean(line: &str, workload: &str, delivery: Delivery, rate: u64) -> Result<(), String> {
     let install = output(suite().args(["install", line]))?;
     ensure(
