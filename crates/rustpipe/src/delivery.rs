@@ -160,6 +160,8 @@ pub struct Transactions {
     /// Set once the committer has failed, for the reader's check between
     /// polls without the state's lock.
     committer_failed: AtomicBool,
+    /// The input offsets of the transactions whose commit was acknowledged.
+    committed: Mutex<Vec<NextOffset>>,
 }
 
 struct TxnState {
@@ -212,6 +214,7 @@ impl Transactions {
             times: Mutex::new(CommitTimes::new()),
             step: StepWatch::default(),
             committer_failed: AtomicBool::new(false),
+            committed: Mutex::new(Vec::new()),
         }
     }
 
@@ -322,6 +325,14 @@ impl Transactions {
                 started - state_opened_at,
             );
             let committed = self.commit(&offsets);
+            if committed.is_ok() {
+                let mut done = self.committed.lock().unwrap_or_else(|p| p.into_inner());
+                for next in offsets.elements() {
+                    if let Offset::Offset(offset) = next.offset() {
+                        crate::chunk::advance(&mut done, next.partition(), offset);
+                    }
+                }
+            }
             state = self.lock();
             state.committing = false;
             state.open = false;
@@ -398,6 +409,14 @@ impl Transactions {
         // Every record of the transaction is acknowledged once it commits.
         self.ledger.take_settled(&mut Vec::new())?;
         Ok(())
+    }
+
+    /// The input offsets that acknowledged commits of this life moved to.
+    pub fn committed(&self) -> Vec<NextOffset> {
+        self.committed
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
     }
 
     /// Asks the committer to commit what is open and return.

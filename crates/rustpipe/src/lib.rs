@@ -19,6 +19,7 @@ pub mod etl;
 pub mod json;
 pub mod ledger;
 pub mod pipeline;
+pub mod resume;
 pub mod rig;
 pub mod rows;
 pub mod settings;

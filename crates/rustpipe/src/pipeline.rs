@@ -22,6 +22,7 @@ use rdkafka::{Offset, TopicPartitionList};
 use crate::chunk::NextOffset;
 use crate::delivery::{self, is_lost, Delivery, Lost, Transactions, TXN_TIMEOUT};
 use crate::ledger::Ledger;
+use crate::resume::{ResumeFloor, FLOOR_VAR};
 use crate::settings::{self, PipelineSettings};
 use crate::shards::{self, Stages};
 
@@ -46,7 +47,8 @@ const STUCK_RESTARTS_VAR: &str = "RUSTPIPE_STUCK_RESTARTS";
 const MAX_STUCK_RESTARTS: u32 = 3;
 
 /// Runs the pipeline until `stop` is set, starting it over from the
-/// committed offsets when its group or transaction is lost.
+/// committed offsets when its group or transaction is lost (and never before
+/// what its own acknowledged transactions committed).
 pub fn run(settings: &PipelineSettings, stop: &AtomicBool) -> Result<()> {
     let (consumer_config, producer_config) =
         (settings.consumer_config(), settings.producer_config());
@@ -56,12 +58,20 @@ pub fn run(settings: &PipelineSettings, stop: &AtomicBool) -> Result<()> {
     );
     let started = Instant::now();
     let mut start_overs = 0;
+    let mut floor = ResumeFloor::from_env()?;
     loop {
         let life = Life {
             started,
             start_overs,
         };
-        match run_once(settings, &consumer_config, &producer_config, stop, life) {
+        match run_once(
+            settings,
+            &consumer_config,
+            &producer_config,
+            stop,
+            life,
+            &mut floor,
+        ) {
             Err(err) if is_lost(&err) && !stop.load(Ordering::Relaxed) => {
                 start_overs += 1;
                 if start_overs > MAX_START_OVERS {
@@ -106,13 +116,15 @@ impl Life {
 }
 
 /// One life of the pipeline: a consumer and a producer from joining the
-/// group until `stop`, or until an error.
+/// group until `stop`, or until an error. The input offsets its acknowledged
+/// transactions committed raise `floor` for the next life.
 fn run_once(
     settings: &PipelineSettings,
     consumer_config: &rdkafka::ClientConfig,
     producer_config: &rdkafka::ClientConfig,
     stop: &AtomicBool,
     life: Life,
+    floor: &mut ResumeFloor,
 ) -> Result<()> {
     let consumer: BaseConsumer = consumer_config
         .create()
@@ -149,11 +161,12 @@ fn run_once(
         ledger: &ledger,
         delivery: &delivery,
         life,
+        floor: floor.clone(),
     };
     let finished = AtomicBool::new(false);
-    std::thread::scope(|scope| {
+    let lived = std::thread::scope(|scope| {
         if let Delivery::ExactlyOnce(transactions) = &delivery {
-            scope.spawn(|| watch_steps(transactions, stop, &finished));
+            scope.spawn(|| watch_steps(transactions, stop, &finished, &reader.floor));
         }
         let committer = match &delivery {
             Delivery::ExactlyOnce(transactions) => Some(scope.spawn(|| transactions.run_commits())),
@@ -184,7 +197,11 @@ fn run_once(
             Some(Err(err)) if is_lost(&err) => Err(err),
             committed => read.and(committed.unwrap_or(Ok(()))),
         }
-    })?;
+    });
+    if let Delivery::ExactlyOnce(transactions) = &delivery {
+        floor.raise(&transactions.committed());
+    }
+    lived?;
     if matches!(delivery, Delivery::AtLeastOnce { .. }) && !settings.options.never_commit {
         reader.final_commit()?;
     }
@@ -198,7 +215,12 @@ fn run_once(
 /// group's coordinator leaves it there. As a supervisor would, rustpipe
 /// then restarts itself from the committed offsets; while stopping, it
 /// exits with the transaction open, which its next producer aborts.
-fn watch_steps(transactions: &Transactions, stop: &AtomicBool, finished: &AtomicBool) {
+fn watch_steps(
+    transactions: &Transactions,
+    stop: &AtomicBool,
+    finished: &AtomicBool,
+    floor: &ResumeFloor,
+) {
     while !finished.load(Ordering::Relaxed) {
         if let Some((step, took)) = transactions.step.overdue(STUCK_AFTER) {
             eprintln!(
@@ -211,7 +233,9 @@ fn watch_steps(transactions: &Transactions, stop: &AtomicBool, finished: &Atomic
                 eprintln!("rustpipe: stopping with the transaction open");
                 std::process::exit(1);
             }
-            restart_process();
+            let mut handed_on = floor.clone();
+            handed_on.raise(&transactions.committed());
+            restart_process(&handed_on);
         }
         std::thread::sleep(IDLE_POLL);
     }
@@ -220,8 +244,9 @@ fn watch_steps(transactions: &Transactions, stop: &AtomicBool, finished: &Atomic
 /// Replaces this process with a new run of rustpipe: the same executable,
 /// arguments and environment, and the same pid, so the suite still watches
 /// it. The stuck client goes with the old image; the new one starts from the
-/// committed offsets, and its producer's init aborts the open transaction.
-fn restart_process() -> ! {
+/// committed offsets (never before `floor`), and its producer's init aborts
+/// the open transaction.
+fn restart_process(floor: &ResumeFloor) -> ! {
     use std::os::unix::process::CommandExt;
     let restarts: u32 = std::env::var(STUCK_RESTARTS_VAR)
         .ok()
@@ -243,6 +268,7 @@ fn restart_process() -> ! {
     let err = command
         .args(args)
         .env(STUCK_RESTARTS_VAR, (restarts + 1).to_string())
+        .env(FLOOR_VAR, floor.to_env_value())
         .exec();
     eprintln!("rustpipe: restarting itself failed: {err}");
     std::process::exit(1);
@@ -254,6 +280,8 @@ struct Reader<'a> {
     ledger: &'a Ledger,
     delivery: &'a Delivery,
     life: Life,
+    /// What earlier lives committed, below which nothing is read again.
+    floor: ResumeFloor,
 }
 
 impl Reader<'_> {
@@ -265,6 +293,7 @@ impl Reader<'_> {
         let mut ready = false;
         let mut acknowledged = Vec::new();
         let mut pause = Pause::new(&self.settings.options);
+        let mut floor = self.floor.guard();
         while !stop.load(Ordering::Relaxed) {
             let timeout = if stages.chunk().is_empty() {
                 IDLE_POLL
@@ -272,6 +301,7 @@ impl Reader<'_> {
                 Duration::ZERO
             };
             match self.consumer.poll(timeout) {
+                Some(Ok(message)) if floor.skips(message.partition(), message.offset()) => {}
                 Some(Ok(message)) => {
                     let chunk = stages.chunk();
                     chunk.push(
