@@ -50,6 +50,7 @@ impl ResumeFloor {
         Ok(floor)
     }
 
+    /// The floor as [`FLOOR_VAR`]'s value.
     pub fn to_env_value(&self) -> String {
         let pairs: Vec<String> = self
             .offsets
