@@ -64,12 +64,13 @@ def client_profile():
     take extra settings as add_config: the profile's keys map one to one
     onto librdkafka's names.
     """
-    profile = ClientProfile.from_env(env)
+    profile = ClientProfile.from_env(env, librdkafka=True)
     profile.check_idempotence(env)
     consumer = {
         "fetch.min.bytes": str(profile.fetch_min_bytes),
         "fetch.wait.max.ms": str(profile.fetch_max_wait_ms),
         "max.partition.fetch.bytes": str(profile.max_partition_fetch_bytes),
+        "fetch.queue.backoff.ms": str(profile.fetch_queue_backoff_ms),
         "isolation.level": "read_committed",
     }
     producer = {

@@ -79,7 +79,7 @@ def main():
     commit_interval_ms = env.integer("BENCH_COMMIT_INTERVAL_MS", 1)
     threads = env.integer("BENCH_PARALLELISM", 1)
     group_id = env("BENCH_GROUP_ID")
-    profile = ClientProfile.from_env(env, static_member=True)
+    profile = ClientProfile.from_env(env, static_member=True, librdkafka=True)
     consumer = {
         "bootstrap.servers": bootstrap,
         "group.id": group_id,
@@ -88,6 +88,7 @@ def main():
         "fetch.min.bytes": str(profile.fetch_min_bytes),
         "fetch.wait.max.ms": str(profile.fetch_max_wait_ms),
         "max.partition.fetch.bytes": str(profile.max_partition_fetch_bytes),
+        "fetch.queue.backoff.ms": str(profile.fetch_queue_backoff_ms),
         "session.timeout.ms": str(profile.session_timeout_ms),
         # The group's committed offsets come from librdkafka's auto-commit of
         # this consumer (Pathway's reader commits none itself).

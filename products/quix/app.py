@@ -59,11 +59,12 @@ def client_profile():
     as a static member (group.instance.id, session.timeout.ms), so a process
     restarted after a kill gets its partition back at once.
     """
-    profile = ClientProfile.from_env(env, static_member=True)
+    profile = ClientProfile.from_env(env, static_member=True, librdkafka=True)
     consumer = {
         "fetch.min.bytes": profile.fetch_min_bytes,
         "fetch.wait.max.ms": profile.fetch_max_wait_ms,
         "max.partition.fetch.bytes": profile.max_partition_fetch_bytes,
+        "fetch.queue.backoff.ms": profile.fetch_queue_backoff_ms,
         "isolation.level": "read_committed",
         "group.instance.id": profile.group_instance_id,
         "session.timeout.ms": profile.session_timeout_ms,

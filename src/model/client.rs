@@ -25,6 +25,13 @@ pub struct ClientProfile {
     pub enable_idempotence: bool,
     /// Producer compression (compression.type).
     pub compression: Compression,
+    /// How long a librdkafka consumer postpones its next fetch once its
+    /// prefetch queue is over its limits (fetch.queue.backoff.ms), which
+    /// only a backlog fills; clients without such a queue excuse it.
+    /// Absent in records from before the rule, when each engine kept its
+    /// own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fetch_queue_backoff_ms: Option<u64>,
     /// A consumer group member's session (session.timeout.ms). A product
     /// whose consumer joins a group does so as a static member
     /// (group.instance.id), so a restart after a kill takes its partitions
@@ -41,7 +48,7 @@ pub struct ClientProfile {
 }
 
 /// The keys of [`ClientProfile`], in its order.
-pub const CLIENT_KEYS: [&str; 9] = [
+pub const CLIENT_KEYS: [&str; 10] = [
     "fetch_min_bytes",
     "fetch_max_wait_ms",
     "max_partition_fetch_bytes",
@@ -49,6 +56,7 @@ pub const CLIENT_KEYS: [&str; 9] = [
     "acks",
     "enable_idempotence",
     "compression",
+    "fetch_queue_backoff_ms",
     "session_timeout_ms",
     "transaction_retry_backoff_ms",
 ];
@@ -111,6 +119,7 @@ impl Default for ClientProfile {
             acks: Acks::All,
             enable_idempotence: true,
             compression: Compression::Lz4,
+            fetch_queue_backoff_ms: Some(1),
             session_timeout_ms: Some(10_000),
             transaction_retry_backoff_ms: Some(2),
         }
@@ -124,6 +133,7 @@ impl ClientProfile {
         ClientProfile {
             fetch_min_bytes: 65_536,
             linger_ms: 5,
+            fetch_queue_backoff_ms: None,
             session_timeout_ms: None,
             transaction_retry_backoff_ms: None,
             ..ClientProfile::default()
@@ -152,6 +162,10 @@ impl ClientProfile {
             ),
             ("BENCH_COMPRESSION", self.compression.as_str().to_string()),
         ];
+        environment.extend(optional(
+            "BENCH_FETCH_QUEUE_BACKOFF_MS",
+            self.fetch_queue_backoff_ms,
+        ));
         environment.extend(optional(
             "BENCH_SESSION_TIMEOUT_MS",
             self.session_timeout_ms,

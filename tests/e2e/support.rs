@@ -222,11 +222,12 @@ fn printed_the_record(out: &Output, record: &RunRecord, results: &Path) -> Resul
 /// A client profile unlike bench.yaml's in every number, and an
 /// at-least-once commit interval of its own: a product that ignored the
 /// profile, or hard-coded a value, reports something else.
-pub const PROFILE_SETTINGS: [&str; 7] = [
+pub const PROFILE_SETTINGS: [&str; 8] = [
     "client.fetch_min_bytes=512",
     "client.fetch_max_wait_ms=20",
     "client.max_partition_fetch_bytes=4194304",
     "client.linger_ms=3",
+    "client.fetch_queue_backoff_ms=5",
     "client.session_timeout_ms=12000",
     "client.transaction_retry_backoff_ms=3",
     "run.commit_interval_ms.at-least-once=500",

@@ -92,6 +92,9 @@ pub struct ClientProfile {
     pub acks: String,
     pub enable_idempotence: String,
     pub compression: String,
+    /// How long the consumer postpones its next fetch once its prefetch
+    /// queue is over its limits, which only a backlog fills.
+    pub fetch_queue_backoff_ms: String,
     /// The consumer group session; rustpipe joins as a static member.
     pub session_timeout_ms: String,
     /// Its static member id, the same for a process restarted after a kill.
@@ -110,6 +113,7 @@ impl ClientProfile {
             acks: var("BENCH_ACKS")?,
             enable_idempotence: var("BENCH_ENABLE_IDEMPOTENCE")?,
             compression: var("BENCH_COMPRESSION")?,
+            fetch_queue_backoff_ms: var("BENCH_FETCH_QUEUE_BACKOFF_MS")?,
             session_timeout_ms: var("BENCH_SESSION_TIMEOUT_MS")?,
             group_instance_id: var("BENCH_GROUP_INSTANCE_ID")?,
             transaction_retry_backoff_ms: var("BENCH_TRANSACTION_RETRY_BACKOFF_MS")?,
@@ -120,7 +124,7 @@ impl ClientProfile {
 /// The profile's keys and librdkafka's names for them, with the client
 /// that takes each. The retry backoff is set on the transactional producer
 /// only, so an at-least-once run reads none back.
-const PROFILE_NAMES: [(&str, &str, Client); 9] = [
+const PROFILE_NAMES: [(&str, &str, Client); 10] = [
     ("fetch_min_bytes", "fetch.min.bytes", Client::Consumer),
     ("fetch_max_wait_ms", "fetch.wait.max.ms", Client::Consumer),
     (
@@ -132,6 +136,11 @@ const PROFILE_NAMES: [(&str, &str, Client); 9] = [
     ("acks", "acks", Client::Producer),
     ("enable_idempotence", "enable.idempotence", Client::Producer),
     ("compression", "compression.type", Client::Producer),
+    (
+        "fetch_queue_backoff_ms",
+        "fetch.queue.backoff.ms",
+        Client::Consumer,
+    ),
     ("session_timeout_ms", "session.timeout.ms", Client::Consumer),
     (
         "transaction_retry_backoff_ms",
@@ -259,11 +268,10 @@ impl PipelineSettings {
                 &self.client.max_partition_fetch_bytes,
             )
             .set("isolation.level", "read_committed")
-            // librdkafka postpones the next fetch by this much once its
-            // prefetch queue is over its limits (default 1000 ms, Quix ships
-            // 100): a backlog was read in bursts with the reader idle between
-            // them. Only a backlog fills the queue that far.
-            .set("fetch.queue.backoff.ms", "1")
+            .set(
+                "fetch.queue.backoff.ms",
+                &self.client.fetch_queue_backoff_ms,
+            )
             // Static membership, as every product whose client has it: a
             // restarted rustpipe takes its partitions back at once instead
             // of waiting out the dead member's session.
@@ -406,6 +414,7 @@ mod tests {
                 acks: "all".into(),
                 enable_idempotence: "true".into(),
                 compression: "lz4".into(),
+                fetch_queue_backoff_ms: "3".into(),
                 session_timeout_ms: "10000".into(),
                 group_instance_id: "g-member".into(),
                 transaction_retry_backoff_ms: "7".into(),
@@ -432,5 +441,18 @@ mod tests {
         assert_eq!(alos["session_timeout_ms"], serde_json::json!(10000));
         let consumer = settings(Delivery::AtLeastOnce).consumer_config();
         assert_eq!(consumer.get("group.instance.id"), Some("g-member"));
+    }
+
+    #[test]
+    fn the_fetch_queue_backoff_is_the_profiles_and_reported() {
+        for delivery in [Delivery::AtLeastOnce, Delivery::ExactlyOnce] {
+            let s = settings(delivery);
+            let consumer = s.consumer_config();
+            assert_eq!(consumer.get("fetch.queue.backoff.ms"), Some("3"));
+            let line = s.effective_client_config(&consumer, &s.producer_config());
+            let json = line.strip_prefix("effective client config: ").unwrap();
+            let reported: serde_json::Value = serde_json::from_str(json).unwrap();
+            assert_eq!(reported["fetch_queue_backoff_ms"], serde_json::json!(3));
+        }
     }
 }

@@ -92,7 +92,9 @@ class ClientProfile:
     every engine gets the same values under whatever names it uses.
 
     group_instance_id and session_timeout_ms (static group membership) are
-    read only for apps whose consumer joins the run's group, else None.
+    read only for apps whose consumer joins the run's group, else None;
+    fetch_queue_backoff_ms only for librdkafka's consumers, the only ones
+    with a prefetch queue to back off from, else None.
     """
 
     fetch_min_bytes: int
@@ -104,16 +106,19 @@ class ClientProfile:
     compression: str
     group_instance_id: Optional[str] = None
     session_timeout_ms: Optional[int] = None
+    fetch_queue_backoff_ms: Optional[int] = None
 
     @classmethod
-    def from_env(cls, env, static_member=False):
+    def from_env(cls, env, static_member=False, librdkafka=False):
         """Reads the profile from `env` (a BenchEnv); with static_member, also
-        BENCH_GROUP_INSTANCE_ID and BENCH_SESSION_TIMEOUT_MS."""
+        BENCH_GROUP_INSTANCE_ID and BENCH_SESSION_TIMEOUT_MS; with
+        librdkafka, also BENCH_FETCH_QUEUE_BACKOFF_MS."""
         fetch_min_bytes = env.integer("BENCH_FETCH_MIN_BYTES", 1)
         fetch_max_wait_ms = env.integer("BENCH_FETCH_MAX_WAIT_MS", 0)
         max_partition_fetch_bytes = env.integer("BENCH_MAX_PARTITION_FETCH_BYTES", 1)
         group_instance_id = env("BENCH_GROUP_INSTANCE_ID") if static_member else None
         session_timeout_ms = env.integer("BENCH_SESSION_TIMEOUT_MS", 1) if static_member else None
+        fetch_queue_backoff_ms = env.integer("BENCH_FETCH_QUEUE_BACKOFF_MS", 0) if librdkafka else None
         return cls(
             fetch_min_bytes=fetch_min_bytes,
             fetch_max_wait_ms=fetch_max_wait_ms,
@@ -124,6 +129,7 @@ class ClientProfile:
             compression=env.choice("BENCH_COMPRESSION", COMPRESSIONS),
             group_instance_id=group_instance_id,
             session_timeout_ms=session_timeout_ms,
+            fetch_queue_backoff_ms=fetch_queue_backoff_ms,
         )
 
     def check_idempotence(self, env, exactly_once=None):
@@ -145,9 +151,10 @@ class ClientProfile:
 
 
 def librdkafka_effective(consumer, producer):
-    """The profile's seven keys of the "effective client config" line, read
-    back from librdkafka configuration dicts (values as strings or as
-    numbers and booleans, acks "-1" for all), in the line's order."""
+    """The profile's eight keys of the "effective client config" line that
+    every librdkafka app applies, read back from librdkafka configuration
+    dicts (values as strings or as numbers and booleans, acks "-1" for
+    all), in the line's order."""
     acks = str(producer["acks"])
     return {
         "fetch_min_bytes": int(consumer["fetch.min.bytes"]),
@@ -157,6 +164,7 @@ def librdkafka_effective(consumer, producer):
         "acks": "all" if acks == "-1" else acks,
         "enable_idempotence": str(producer["enable.idempotence"]).lower() == "true",
         "compression": str(producer["compression.type"]),
+        "fetch_queue_backoff_ms": int(consumer["fetch.queue.backoff.ms"]),
     }
 
 

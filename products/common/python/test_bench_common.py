@@ -39,6 +39,7 @@ PROFILE_ENV = {
     "BENCH_COMPRESSION": "lz4",
     "BENCH_GROUP_INSTANCE_ID": "member-1",
     "BENCH_SESSION_TIMEOUT_MS": "6000",
+    "BENCH_FETCH_QUEUE_BACKOFF_MS": "7",
 }
 
 
@@ -212,6 +213,18 @@ class ClientProfileReading(unittest.TestCase):
             ),
         )
 
+    def test_the_fetch_queue_backoff_is_read_only_for_librdkafka(self):
+        with mock.patch.dict(os.environ, PROFILE_ENV, clear=True):
+            self.assertEqual(ClientProfile.from_env(self.env, librdkafka=True).fetch_queue_backoff_ms, 7)
+        environ = {k: v for k, v in PROFILE_ENV.items() if k != "BENCH_FETCH_QUEUE_BACKOFF_MS"}
+        with mock.patch.dict(os.environ, environ, clear=True):
+            self.assertIsNone(ClientProfile.from_env(self.env).fetch_queue_backoff_ms)
+            exits_with(
+                self,
+                "demo: BENCH_FETCH_QUEUE_BACKOFF_MS is not set (the suite sets it)",
+                lambda: ClientProfile.from_env(self.env, librdkafka=True),
+            )
+
     def test_static_membership_is_read_only_when_asked(self):
         environ = {k: v for k, v in PROFILE_ENV.items() if k not in ("BENCH_GROUP_INSTANCE_ID", "BENCH_SESSION_TIMEOUT_MS")}
         with mock.patch.dict(os.environ, environ, clear=True):
@@ -271,15 +284,18 @@ class LibrdkafkaReadBack(unittest.TestCase):
         "acks": "all",
         "enable_idempotence": True,
         "compression": "lz4",
+        "fetch_queue_backoff_ms": 7,
     }
 
     def test_strings_and_native_values_read_back_alike(self):
         as_strings = (
-            {"fetch.min.bytes": "1", "fetch.wait.max.ms": "5", "max.partition.fetch.bytes": "1048576"},
+            {"fetch.min.bytes": "1", "fetch.wait.max.ms": "5", "max.partition.fetch.bytes": "1048576",
+             "fetch.queue.backoff.ms": "7"},
             {"linger.ms": "0", "acks": "all", "enable.idempotence": "true", "compression.type": "lz4"},
         )
         as_values = (
-            {"fetch.min.bytes": 1, "fetch.wait.max.ms": 5, "max.partition.fetch.bytes": 1048576},
+            {"fetch.min.bytes": 1, "fetch.wait.max.ms": 5, "max.partition.fetch.bytes": 1048576,
+             "fetch.queue.backoff.ms": 7},
             {"linger.ms": 0, "acks": -1, "enable.idempotence": True, "compression.type": "lz4"},
         )
         for consumer, producer in (as_strings, as_values):
@@ -288,7 +304,8 @@ class LibrdkafkaReadBack(unittest.TestCase):
                 self.assertEqual(list(effective.items()), list(self.EXPECTED.items()))
 
     def test_acks_one_and_no_idempotence(self):
-        consumer = {"fetch.min.bytes": "1", "fetch.wait.max.ms": "0", "max.partition.fetch.bytes": "1"}
+        consumer = {"fetch.min.bytes": "1", "fetch.wait.max.ms": "0", "max.partition.fetch.bytes": "1",
+                    "fetch.queue.backoff.ms": "1"}
         producer = {"linger.ms": "5", "acks": "1", "enable.idempotence": False, "compression.type": "none"}
         effective = librdkafka_effective(consumer, producer)
         self.assertEqual((effective["acks"], effective["enable_idempotence"]), ("1", False))

@@ -150,13 +150,14 @@ impl Bench {
                     .into(),
             ));
         }
-        if self.client.session_timeout_ms.is_none()
+        if self.client.fetch_queue_backoff_ms.is_none()
+            || self.client.session_timeout_ms.is_none()
             || self.client.transaction_retry_backoff_ms.is_none()
         {
             return Err((
                 None,
-                "client.session_timeout_ms and client.transaction_retry_backoff_ms must be set: \
-                 every line is handed them"
+                "client.fetch_queue_backoff_ms, client.session_timeout_ms and \
+                 client.transaction_retry_backoff_ms must be set: every line is handed them"
                     .into(),
             ));
         }
