@@ -27,6 +27,7 @@ use rdkafka::{ClientContext, Offset, TopicPartitionList};
 
 use crate::chunk::{NextOffset, OutputChunk};
 use crate::ledger::Ledger;
+use crate::resume::ResumeFloor;
 use crate::txn_clock::{CommitTimes, StepWatch};
 
 /// The group membership or the open transaction was lost under the pipeline:
@@ -161,7 +162,7 @@ pub struct Transactions {
     /// polls without the state's lock.
     committer_failed: AtomicBool,
     /// The input offsets of the transactions whose commit was acknowledged.
-    committed: Mutex<Vec<NextOffset>>,
+    committed: Mutex<ResumeFloor>,
 }
 
 struct TxnState {
@@ -214,7 +215,7 @@ impl Transactions {
             times: Mutex::new(CommitTimes::new()),
             step: StepWatch::default(),
             committer_failed: AtomicBool::new(false),
-            committed: Mutex::new(Vec::new()),
+            committed: Mutex::new(ResumeFloor::default()),
         }
     }
 
@@ -316,8 +317,8 @@ impl Transactions {
             }
             state.committing = true;
             let state_opened_at = state.opened_at;
-            let offsets = self.offset_list(&state.next_offsets)?;
-            state.next_offsets.clear();
+            let next_offsets = std::mem::take(&mut state.next_offsets);
+            let offsets = self.offset_list(&next_offsets)?;
             drop(state);
             let started = Instant::now();
             CommitTimes::record(
@@ -326,12 +327,10 @@ impl Transactions {
             );
             let committed = self.commit(&offsets);
             if committed.is_ok() {
-                let mut done = self.committed.lock().unwrap_or_else(|p| p.into_inner());
-                for next in offsets.elements() {
-                    if let Offset::Offset(offset) = next.offset() {
-                        crate::chunk::advance(&mut done, next.partition(), offset);
-                    }
-                }
+                self.committed
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .raise(&next_offsets);
             }
             state = self.lock();
             state.committing = false;
@@ -412,7 +411,7 @@ impl Transactions {
     }
 
     /// The input offsets that acknowledged commits of this life moved to.
-    pub fn committed(&self) -> Vec<NextOffset> {
+    pub fn committed(&self) -> ResumeFloor {
         self.committed
             .lock()
             .unwrap_or_else(|p| p.into_inner())

@@ -199,7 +199,7 @@ fn run_once(
         }
     });
     if let Delivery::ExactlyOnce(transactions) = &delivery {
-        floor.raise(&transactions.committed());
+        floor.raise_to(&transactions.committed());
     }
     lived?;
     if matches!(delivery, Delivery::AtLeastOnce { .. }) && !settings.options.never_commit {
@@ -234,7 +234,7 @@ fn watch_steps(
                 std::process::exit(1);
             }
             let mut handed_on = floor.clone();
-            handed_on.raise(&transactions.committed());
+            handed_on.raise_to(&transactions.committed());
             restart_process(&handed_on);
         }
         std::thread::sleep(IDLE_POLL);

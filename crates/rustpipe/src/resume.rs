@@ -67,6 +67,11 @@ impl ResumeFloor {
         }
     }
 
+    /// Moves the floor up to another's: what a life's commits reached.
+    pub fn raise_to(&mut self, other: &ResumeFloor) {
+        self.raise(&other.offsets);
+    }
+
     /// The reader's view of the floor for one life of the pipeline.
     pub fn guard(&self) -> FloorGuard {
         FloorGuard {
@@ -87,9 +92,6 @@ impl FloorGuard {
     /// Whether the record at `offset` of `partition` lies below the floor:
     /// committed already, so not to be read again.
     pub fn skips(&mut self, partition: i32, offset: i64) -> bool {
-        if self.pending.is_empty() {
-            return false;
-        }
         let Some(at) = self
             .pending
             .iter()
