@@ -3,7 +3,7 @@
 BENCH_PARALLELISM Bytewax workers (threads of one process, as `-w` starts
 them; each input partition is read by one worker) run a dataflow from
 Bytewax's own Kafka connectors:
-KafkaSource reads the input topic from the earliest offset, a map step
+KafkaSource reads the input topic from the earliest offset, a batch map step
 decodes each record and turns each eu-* event into one JSON object with
 latency_ratio and sla_status added, and KafkaSink's producer writes those to
 the output topic. Any workload but stateless exits with one
@@ -14,7 +14,9 @@ group: each epoch (BENCH_COMMIT_INTERVAL_MS) snapshots the source offsets
 into a recovery folder per run, from which a restarted process resumes. For
 the suite's figures the output step also commits to the run's consumer
 group, at the close of each epoch, the input offsets whose outputs KafkaSink
-has already flushed. The suite's client profile (BENCH_FETCH_MIN_BYTES, ...,
+has already flushed: the kept events carry their positions there, and each
+batch adds one position-only item per partition whose last record was
+filtered out. The suite's client profile (BENCH_FETCH_MIN_BYTES, ...,
 BENCH_COMPRESSION) goes to the source's consumer and the sink's producer as
 librdkafka settings. Once the source has been assigned its partition,
 prints "effective client config: {JSON}" and then "bytewax ready". SIGTERM
@@ -82,16 +84,28 @@ def client_profile():
     return consumer, producer
 
 
-def stateless(message):
-    """One input record's output item: its partition and next offset, with
-    the enriched event as a KafkaSinkMessage if it is an eu-* event, else
-    None. Every input record travels to the output step, so that the
-    committed position covers the events filtered out too."""
-    event = orjson.loads(message.value)
-    output = None
-    if is_kept(event):
-        output = KafkaSinkMessage(None, orjson.dumps(enrich(event)))
-    return (OUTPUT_KEY, (message.partition, message.offset + 1, output))
+def stateless(messages):
+    """One batch of input records' output items, each (partition, next
+    offset, the enriched event as a KafkaSinkMessage or None). Only eu-*
+    events travel to the output step, with their positions; where a
+    partition's last record in the batch was filtered out, one item with its
+    position and no output follows, so that the committed position covers the
+    filtered records too without carrying each of them."""
+    items = []
+    ends = {}
+    kept_ends = {}
+    for message in messages:
+        next_offset = message.offset + 1
+        ends[message.partition] = next_offset
+        event = orjson.loads(message.value)
+        if is_kept(event):
+            output = KafkaSinkMessage(None, orjson.dumps(enrich(event)))
+            items.append((OUTPUT_KEY, (message.partition, next_offset, output)))
+            kept_ends[message.partition] = next_offset
+    for partition, next_offset in ends.items():
+        if kept_ends.get(partition) != next_offset:
+            items.append((OUTPUT_KEY, (partition, next_offset, None)))
+    return items
 
 
 class ReadySource(KafkaSource):
@@ -254,7 +268,7 @@ def main():
 
     flow = Dataflow("stateless")
     records = op.input("input", flow, source)
-    outputs = op.map("stateless", records, stateless)
+    outputs = op.flat_map_batch("stateless", records, stateless)
     op.output("output", outputs, CommittingSink(kafka_sink, committer))
 
     # The recovery folder is the run's (named after its consumer group): a

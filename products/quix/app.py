@@ -21,7 +21,8 @@ configuration Quix hands to confluent-kafka) and then "quix ready"; SIGTERM
 stops it after a last checkpoint. The consumer is a static member of the
 group (BENCH_GROUP_INSTANCE_ID, BENCH_SESSION_TIMEOUT_MS); exactly-once sets
 the transactional producer's retry backoff to
-BENCH_TRANSACTION_RETRY_BACKOFF_MS. After a broker restart librdkafka may
+BENCH_TRANSACTION_RETRY_BACKOFF_MS and its transaction timeout to
+BENCH_TRANSACTION_TIMEOUT_MS. After a broker restart librdkafka may
 report the member's own rejoin as fencing, a fatal error for the consumer:
 the app then starts the application over in its process, from the committed
 offsets, as a supervisor would restart it.
@@ -82,7 +83,8 @@ def effective_config(app):
     """The profile as Quix resolved it: read back from the configuration
     dicts its consumer and producer hand to confluent-kafka (Quix's own
     defaults and overrides included), plus the checkpoint interval; on
-    exactly-once, the transactional producer's retry backoff too."""
+    exactly-once, the transactional producer's retry backoff and transaction
+    timeout too."""
     consumer = app._consumer._consumer_config
     producer = app._producer._producer._producer_config
     effective = {
@@ -93,6 +95,7 @@ def effective_config(app):
     if app.config.exactly_once:
         # Set to the same value as retry.backoff.max.ms (main()).
         effective["transaction_retry_backoff_ms"] = int(producer["retry.backoff.ms"])
+        effective["transaction_timeout_ms"] = int(producer["transaction.timeout.ms"])
     return effective
 
 
@@ -216,6 +219,10 @@ def main():
         backoff = env.integer("BENCH_TRANSACTION_RETRY_BACKOFF_MS", 1)
         producer_config["retry.backoff.ms"] = backoff
         producer_config["retry.backoff.max.ms"] = backoff
+        # And its transaction timeout (librdkafka's default is 60000): how long
+        # a transaction a killed process left open may hold read_committed
+        # readers, the same for every exactly-once line.
+        producer_config["transaction.timeout.ms"] = env.integer("BENCH_TRANSACTION_TIMEOUT_MS", 1)
     # librdkafka refuses an idempotent producer without acks=all; Quix makes
     # the transactional producer of exactly-once idempotent whatever the
     # profile says.

@@ -531,6 +531,11 @@ group.initial.rebalance.delay.ms=0
 # that names a new transactional id per commit leaves 100 a second.
 transactional.id.expiration.ms=600000
 transaction.remove.expired.transaction.cleanup.interval.ms=60000
+# A transaction open past its transaction.timeout.ms is aborted at the next
+# check, every second (Kafka: 10 s): a killed process whose restart takes a
+# new transactional id fences nothing, and read_committed readers wait for
+# that abort, so the check would add up to 10 s to such a line's recovery.
+transaction.abort.timed.out.transaction.cleanup.interval.ms=1000
 producer.id.expiration.ms=600000
 delete.topic.enable=true
 auto.create.topics.enable=false

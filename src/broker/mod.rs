@@ -59,6 +59,11 @@ impl BrokerSession {
                         nodes,
                         replication: replicas.replication,
                         min_insync_replicas: replicas.min_insync_replicas,
+                        abandoned_transaction_check_ms: admin::abandoned_transaction_check_ms(
+                            bootstrap,
+                        )
+                        .ok()
+                        .flatten(),
                     },
                     local: None,
                     started: None,
@@ -84,6 +89,11 @@ impl BrokerSession {
                     nodes: local.nodes(),
                     replication: replicas.replication,
                     min_insync_replicas: replicas.min_insync_replicas,
+                    abandoned_transaction_check_ms: admin::abandoned_transaction_check_ms(
+                        &local.bootstrap(),
+                    )
+                    .ok()
+                    .flatten(),
                 };
                 Ok(BrokerSession {
                     info,

@@ -11,7 +11,7 @@ mod setting;
 mod workload;
 
 pub use crate::model::broker::{BrokerShape, Replicas};
-pub use crate::model::client::{Acks, ClientProfile, Compression, CLIENT_KEYS, TRANSACTION_KEY};
+pub use crate::model::client::{Acks, ClientProfile, Compression, CLIENT_KEYS, TRANSACTION_KEYS};
 pub use crate::model::settings::{
     CommitIntervals, Delivery, EtlConfig, EtlDecoder, InsertFormat, Profile,
 };

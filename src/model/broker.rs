@@ -30,6 +30,12 @@ pub struct BrokerInfo {
     /// The run topics' min.insync.replicas.
     #[serde(default = "one")]
     pub min_insync_replicas: u32,
+    /// How often the broker aborts transactions open past their timeout,
+    /// in ms, as the broker reports it: part of an exactly-once line's
+    /// recovery when its restarted process fences nothing. Absent when the
+    /// broker did not say, and in records from before it was read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub abandoned_transaction_check_ms: Option<u64>,
 }
 
 /// How a run's topics are replicated, on either kind of broker.

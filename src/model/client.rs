@@ -45,10 +45,19 @@ pub struct ClientProfile {
     /// the rule, when each engine kept its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub transaction_retry_backoff_ms: Option<u64>,
+    /// How long an exactly-once line's transaction may stay open before
+    /// the broker aborts it (transaction.timeout.ms): after a kill, a line
+    /// whose restarted process takes a new transactional id holds
+    /// read_committed readers this long. One value for every exactly-once
+    /// line; an engine whose two-phase commit needs longer says so in its
+    /// client_exceptions. Absent in records from before the rule, when each
+    /// engine kept its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub transaction_timeout_ms: Option<u64>,
 }
 
 /// The keys of [`ClientProfile`], in its order.
-pub const CLIENT_KEYS: [&str; 10] = [
+pub const CLIENT_KEYS: [&str; 11] = [
     "fetch_min_bytes",
     "fetch_max_wait_ms",
     "max_partition_fetch_bytes",
@@ -59,10 +68,11 @@ pub const CLIENT_KEYS: [&str; 10] = [
     "fetch_queue_backoff_ms",
     "session_timeout_ms",
     "transaction_retry_backoff_ms",
+    "transaction_timeout_ms",
 ];
 
-/// The key only exactly-once lines apply and report.
-pub const TRANSACTION_KEY: &str = "transaction_retry_backoff_ms";
+/// The keys only exactly-once lines apply and report.
+pub const TRANSACTION_KEYS: [&str; 2] = ["transaction_retry_backoff_ms", "transaction_timeout_ms"];
 
 /// acks: `all`, `1` or `0`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -122,6 +132,7 @@ impl Default for ClientProfile {
             fetch_queue_backoff_ms: Some(1),
             session_timeout_ms: Some(10_000),
             transaction_retry_backoff_ms: Some(2),
+            transaction_timeout_ms: Some(10_000),
         }
     }
 }
@@ -136,6 +147,7 @@ impl ClientProfile {
             fetch_queue_backoff_ms: None,
             session_timeout_ms: None,
             transaction_retry_backoff_ms: None,
+            transaction_timeout_ms: None,
             ..ClientProfile::default()
         }
     }
@@ -174,6 +186,10 @@ impl ClientProfile {
             "BENCH_TRANSACTION_RETRY_BACKOFF_MS",
             self.transaction_retry_backoff_ms,
         ));
+        environment.extend(optional(
+            "BENCH_TRANSACTION_TIMEOUT_MS",
+            self.transaction_timeout_ms,
+        ));
         environment
     }
 
@@ -197,9 +213,9 @@ impl ClientProfile {
     }
 
     /// The keys a line of `delivery` applies: the transaction's retry
-    /// backoff only on exactly-once lines.
+    /// backoff and timeout only on exactly-once lines.
     pub fn applies_to(key: &str, delivery: super::settings::Delivery) -> bool {
-        key != TRANSACTION_KEY || delivery == super::settings::Delivery::ExactlyOnce
+        !TRANSACTION_KEYS.contains(&key) || delivery == super::settings::Delivery::ExactlyOnce
     }
 
     /// The profile as a product reports it applied: a JSON object keyed by

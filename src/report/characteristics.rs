@@ -36,18 +36,24 @@ pub(super) fn characteristics_table(
     workload: &str,
     lines: &[LineRuns<'_>],
 ) -> Table {
-    let mut table = Table::new(
-        "Bench characteristics",
-        Column::plain_all(&[
-            "line",
-            "delivery",
-            "processing",
-            "engine",
-            "scaling on one partition",
-            "decode",
-            "status",
-        ]),
-    );
+    // The state column, on a workload some product keeps state for.
+    let stateful = suite
+        .products
+        .values()
+        .any(|p| p.characteristics.state.contains_key(workload));
+    let mut columns = vec![
+        "line",
+        "delivery",
+        "processing",
+        "engine",
+        "scaling on one partition",
+        "decode",
+    ];
+    if stateful {
+        columns.push("state");
+    }
+    columns.push("status");
+    let mut table = Table::new("Bench characteristics", Column::plain_all(&columns));
     let mut described = BTreeSet::new();
     for line in suite.lines() {
         let shown = line.product.workloads.iter().any(|w| w == workload)
@@ -57,16 +63,24 @@ pub(super) fn characteristics_table(
         }
         described.insert(line.line.name.clone());
         let c = &line.product.characteristics;
-        table.push(
-            Row::new()
-                .set("line", Cell::text(&line.line.name))
-                .set("delivery", Cell::text(&line.line.delivery_detail))
-                .set("processing", Cell::text(&c.processing))
-                .set("engine", Cell::text(&c.engine))
-                .set("scaling on one partition", Cell::text(&c.scaling))
-                .set("decode", Cell::text(&c.decode))
-                .set("status", availability_cell(line.product)),
-        );
+        let mut row = Row::new()
+            .set("line", Cell::text(&line.line.name))
+            .set("delivery", Cell::text(&line.line.delivery_detail))
+            .set("processing", Cell::text(&c.processing))
+            .set("engine", Cell::text(&c.engine))
+            .set("scaling on one partition", Cell::text(&c.scaling))
+            .set("decode", Cell::text(&c.decode))
+            .set("status", availability_cell(line.product));
+        if stateful {
+            row = row.set(
+                "state",
+                c.state.get(workload).map_or_else(
+                    || Cell::text("not described in its product.yaml").with_class("na"),
+                    Cell::text,
+                ),
+            );
+        }
+        table.push(row);
     }
     for line in lines.iter().filter(|l| !described.contains(&l.name)) {
         table.push(Row::new().set("line", Cell::text(&line.name)).set(
@@ -97,4 +111,40 @@ pub(super) fn product_notes(
             text: p.notes.trim().to_string(),
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::repo_suite;
+
+    #[test]
+    fn a_stateful_workload_shows_where_each_line_keeps_its_state() {
+        let suite = repo_suite();
+        let table = characteristics_table(&suite, "windowed-lowcard", &[]);
+        let state = table.column_index("state").expect("a state column");
+        let line = table.column_index("line").unwrap();
+        let described: Vec<(&str, &str)> = table
+            .rows
+            .iter()
+            .map(|row| (row[line].text.as_str(), row[state].text.as_str()))
+            .collect();
+        assert!(!described.is_empty());
+        for (name, text) in &described {
+            assert!(
+                !text.is_empty() && !text.starts_with("not described"),
+                "{name}: {text}"
+            );
+        }
+        let rustpipe = described.iter().find(|(name, _)| *name == "rustpipe-eos");
+        assert!(rustpipe.is_some_and(|(_, text)| text.starts_with("memory only")));
+    }
+
+    #[test]
+    fn a_stateless_workload_has_no_state_column() {
+        let suite = repo_suite();
+        let table = characteristics_table(&suite, "stateless", &[]);
+        assert!(table.column_index("state").is_none());
+        assert!(table.column_index("decode").is_some());
+    }
 }

@@ -222,6 +222,7 @@ mod tests {
                 nodes: 1,
                 replication: 1,
                 min_insync_replicas: 1,
+                abandoned_transaction_check_ms: None,
             },
             product: "rustpipe".into(),
             line: "rustpipe-eos".into(),

@@ -101,6 +101,9 @@ pub struct ClientProfile {
     pub group_instance_id: String,
     /// The transactional producer's retry backoff (exactly-once only).
     pub transaction_retry_backoff_ms: String,
+    /// How long a transaction may stay open before the broker aborts it
+    /// (exactly-once only).
+    pub transaction_timeout_ms: String,
 }
 
 impl ClientProfile {
@@ -117,14 +120,16 @@ impl ClientProfile {
             session_timeout_ms: var("BENCH_SESSION_TIMEOUT_MS")?,
             group_instance_id: var("BENCH_GROUP_INSTANCE_ID")?,
             transaction_retry_backoff_ms: var("BENCH_TRANSACTION_RETRY_BACKOFF_MS")?,
+            transaction_timeout_ms: var("BENCH_TRANSACTION_TIMEOUT_MS")?,
         })
     }
 }
 
 /// The profile's keys and librdkafka's names for them, with the client
-/// that takes each. The retry backoff is set on the transactional producer
-/// only, so an at-least-once run reads none back.
-const PROFILE_NAMES: [(&str, &str, Client); 10] = [
+/// that takes each. The retry backoff and the transaction timeout are set
+/// on the transactional producer only, so an at-least-once run reads
+/// neither back.
+const PROFILE_NAMES: [(&str, &str, Client); 11] = [
     ("fetch_min_bytes", "fetch.min.bytes", Client::Consumer),
     ("fetch_max_wait_ms", "fetch.wait.max.ms", Client::Consumer),
     (
@@ -145,6 +150,11 @@ const PROFILE_NAMES: [(&str, &str, Client); 10] = [
     (
         "transaction_retry_backoff_ms",
         "retry.backoff.ms",
+        Client::Producer,
+    ),
+    (
+        "transaction_timeout_ms",
+        "transaction.timeout.ms",
         Client::Producer,
     ),
 ];
@@ -309,6 +319,10 @@ impl PipelineSettings {
                 .set(
                     "retry.backoff.max.ms",
                     &self.client.transaction_retry_backoff_ms,
+                )
+                .set(
+                    "transaction.timeout.ms",
+                    &self.client.transaction_timeout_ms,
                 );
         }
         config
@@ -418,13 +432,14 @@ mod tests {
                 session_timeout_ms: "10000".into(),
                 group_instance_id: "g-member".into(),
                 transaction_retry_backoff_ms: "7".into(),
+                transaction_timeout_ms: "9000".into(),
             },
             options: PipelineOptions::default(),
         }
     }
 
     #[test]
-    fn the_retry_backoff_goes_to_the_transactional_producer_alone() {
+    fn the_retry_backoff_and_timeout_go_to_the_transactional_producer_alone() {
         let reported = |delivery| {
             let s = settings(delivery);
             let line = s.effective_client_config(&s.consumer_config(), &s.producer_config());
@@ -433,11 +448,16 @@ mod tests {
         };
         let eos = reported(Delivery::ExactlyOnce);
         assert_eq!(eos["transaction_retry_backoff_ms"], serde_json::json!(7));
+        assert_eq!(eos["transaction_timeout_ms"], serde_json::json!(9000));
         assert_eq!(eos["session_timeout_ms"], serde_json::json!(10000));
         let producer = settings(Delivery::ExactlyOnce).producer_config();
         assert_eq!(producer.get("retry.backoff.max.ms"), Some("7"));
+        assert_eq!(producer.get("transaction.timeout.ms"), Some("9000"));
         let alos = reported(Delivery::AtLeastOnce);
         assert!(alos.get("transaction_retry_backoff_ms").is_none());
+        assert!(alos.get("transaction_timeout_ms").is_none());
+        let alos_producer = settings(Delivery::AtLeastOnce).producer_config();
+        assert!(alos_producer.get("transaction.timeout.ms").is_none());
         assert_eq!(alos["session_timeout_ms"], serde_json::json!(10000));
         let consumer = settings(Delivery::AtLeastOnce).consumer_config();
         assert_eq!(consumer.get("group.instance.id"), Some("g-member"));

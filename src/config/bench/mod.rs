@@ -153,11 +153,20 @@ impl Bench {
         if self.client.fetch_queue_backoff_ms.is_none()
             || self.client.session_timeout_ms.is_none()
             || self.client.transaction_retry_backoff_ms.is_none()
+            || self.client.transaction_timeout_ms.is_none()
         {
             return Err((
                 None,
-                "client.fetch_queue_backoff_ms, client.session_timeout_ms and \
-                 client.transaction_retry_backoff_ms must be set: every line is handed them"
+                "client.fetch_queue_backoff_ms, client.session_timeout_ms, \
+                 client.transaction_retry_backoff_ms and client.transaction_timeout_ms must be \
+                 set: every line is handed them"
+                    .into(),
+            ));
+        }
+        if self.client.transaction_timeout_ms == Some(0) {
+            return Err((
+                None,
+                "client.transaction_timeout_ms must be at least 1: a transaction needs time to commit"
                     .into(),
             ));
         }

@@ -105,6 +105,11 @@ pub struct Characteristics {
     pub engine: String,
     pub scaling: String,
     pub decode: String,
+    /// Per workload that keeps state: where the product keeps it (memory,
+    /// a store, a changelog, checkpoints) and what a crash leaves of it, so
+    /// that lines doing unequal work are seen to.
+    #[serde(default)]
+    pub state: BTreeMap<String, String>,
 }
 
 impl Product {
@@ -154,6 +159,16 @@ impl Product {
             return Err(invalid(format!(
                 "`client_exceptions` names `{key}`, which is neither a client profile key ({}) nor {COMMIT_INTERVAL_KEY}",
                 CLIENT_KEYS.join(", ")
+            )));
+        }
+        if let Some(workload) = product
+            .characteristics
+            .state
+            .keys()
+            .find(|w| !product.workloads.contains(w))
+        {
+            return Err(invalid(format!(
+                "`characteristics.state` describes `{workload}`, which is not one of the product's workloads"
             )));
         }
         if let Some(expert) = &product.expert {

@@ -183,3 +183,25 @@ fn a_bad_deployment_is_refused_with_its_name() {
         "{err}"
     );
 }
+
+#[test]
+fn state_is_described_for_the_products_own_workloads_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("product.yaml");
+    let lines = "lines:\n  - {name: a, delivery: at-least-once, delivery_detail: x}\n";
+    let with_state = |workload: &str| {
+        PRODUCT.replace(
+            "decode: d}",
+            &format!("decode: d, state: {{{workload}: in memory}}}}"),
+        )
+    };
+    std::fs::write(&path, format!("{}{lines}", with_state("stateless"))).unwrap();
+    let product = Product::from_file(&path).unwrap();
+    assert_eq!(product.characteristics.state["stateless"], "in memory");
+    std::fs::write(&path, format!("{}{lines}", with_state("windowed-lowcard"))).unwrap();
+    let err = Product::from_file(&path).unwrap_err().to_string();
+    assert!(
+        err.contains("`characteristics.state` describes `windowed-lowcard`"),
+        "{err}"
+    );
+}

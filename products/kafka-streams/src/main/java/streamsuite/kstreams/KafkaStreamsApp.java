@@ -37,8 +37,8 @@ import streamsuite.common.Workload;
  * stream, filter-and-enrich flatMapValues, output stream) and passthrough
  * (input stream to output stream) have no state store and Kafka Streams
  * creates no internal topic for them; windowed-lowcard re-keys through a
- * repartition topic and keeps its windows in a changelogged store
- * ({@link WindowedLowcard}).
+ * repartition topic and keeps its windows in a changelogged store, RocksDB or
+ * in memory ({@link WindowedLowcard}, {@link WindowStoreKind}).
  *
  * <p>at-least-once commits offsets every commit interval after flushing the
  * producer; exactly_once_v2 wraps each commit interval's outputs and input
@@ -56,9 +56,11 @@ public final class KafkaStreamsApp {
     public static void main(String[] args) throws Exception {
         Settings settings;
         StaticMembership membership;
+        WindowStoreKind windowStore;
         try {
             settings = Settings.fromEnv(PRODUCT, EnumSet.allOf(Workload.class));
             membership = StaticMembership.from(BenchEnv.system(PRODUCT));
+            windowStore = WindowStoreKind.fromEnv(BenchEnv.system(PRODUCT), settings.workload());
         } catch (IllegalArgumentException e) {
             System.err.println(e.getMessage());
             System.exit(2);
@@ -69,7 +71,7 @@ public final class KafkaStreamsApp {
         String effective;
         try {
             config = new StreamsConfig(properties(settings, membership, stateDir));
-            effective = effectiveClientConfig(config, settings);
+            effective = effectiveClientConfig(config, settings, windowStore);
         } catch (ConfigException e) {
             // A profile the Java client refuses (acks 1 or 0 with idempotence, say).
             System.err.println("kafka-streams: the client refuses this configuration: " + e.getMessage());
@@ -77,7 +79,7 @@ public final class KafkaStreamsApp {
             System.exit(2);
             return;
         }
-        Topology topology = topology(settings);
+        Topology topology = topology(settings, windowStore);
         System.err.println("kafka-streams: " + topology.describe());
         KafkaStreams streams = new KafkaStreams(topology, config);
         System.out.println(ClientProfile.EFFECTIVE_PREFIX + effective);
@@ -123,7 +125,7 @@ public final class KafkaStreamsApp {
         }
     }
 
-    static Topology topology(Settings settings) {
+    static Topology topology(Settings settings, WindowStoreKind windowStore) {
         StreamsBuilder builder = new StreamsBuilder();
         switch (settings.workload()) {
             case STATELESS -> builder
@@ -138,7 +140,7 @@ public final class KafkaStreamsApp {
             case PASSTHROUGH -> builder
                     .stream(settings.inputTopic(), Consumed.with(Serdes.ByteArray(), Serdes.ByteArray()))
                     .to(settings.outputTopic(), Produced.with(Serdes.ByteArray(), Serdes.ByteArray()));
-            case WINDOWED_LOWCARD -> WindowedLowcard.topology(builder, settings);
+            case WINDOWED_LOWCARD -> WindowedLowcard.topology(builder, settings, windowStore);
             default -> throw new IllegalStateException("kafka-streams: no topology for " + settings.workload());
         }
         return builder.build();
@@ -194,6 +196,12 @@ public final class KafkaStreamsApp {
             String backoff = Long.toString(client.transactionRetryBackoffMs());
             p.put(StreamsConfig.producerPrefix(ProducerConfig.RETRY_BACKOFF_MS_CONFIG), backoff);
             p.put(StreamsConfig.producerPrefix(ProducerConfig.RETRY_BACKOFF_MAX_MS_CONFIG), backoff);
+            // The suite's transaction timeout for every exactly-once line
+            // (Kafka Streams' own default under exactly-once is the same
+            // 10 s): a transaction a killed process left open holds
+            // read_committed readers until the broker aborts it.
+            p.put(StreamsConfig.producerPrefix(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG),
+                    Long.toString(client.transactionTimeoutMs()));
         } else {
             p.put(StreamsConfig.consumerPrefix(ConsumerConfig.ISOLATION_LEVEL_CONFIG), "read_committed");
             p.put(StreamsConfig.producerPrefix(ProducerConfig.ENABLE_IDEMPOTENCE_CONFIG),
@@ -207,7 +215,7 @@ public final class KafkaStreamsApp {
      * consumer's and the producer's configurations from {@link StreamsConfig},
      * parsed and validated the way KafkaConsumer and KafkaProducer do.
      */
-    static String effectiveClientConfig(StreamsConfig config, Settings settings) {
+    static String effectiveClientConfig(StreamsConfig config, Settings settings, WindowStoreKind windowStore) {
         Map<String, Object> consumer = new HashMap<>(config.getMainConsumerConfigs(
                 settings.groupId(), settings.groupId() + "-StreamThread-1-consumer", 1));
         System.err.println("kafka-streams: static member: stream thread 1's main consumer joins as group.instance.id "
@@ -224,7 +232,8 @@ public final class KafkaStreamsApp {
             producer.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, settings.groupId() + "-check");
         }
         return ClientProfile.effectiveJson(PRODUCT, new ConsumerConfig(consumer), new ProducerConfig(producer),
-                config.getLong(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG), settings.exactlyOnce(), Map.of());
+                config.getLong(StreamsConfig.COMMIT_INTERVAL_MS_CONFIG), settings.exactlyOnce(),
+                Map.of(WindowStoreKind.KEY, windowStore.spelling()));
     }
 
     private static void deleteQuietly(Path dir) {

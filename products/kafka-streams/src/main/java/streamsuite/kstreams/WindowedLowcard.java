@@ -11,19 +11,16 @@ import org.apache.kafka.common.serialization.Deserializer;
 import org.apache.kafka.common.serialization.Serde;
 import org.apache.kafka.common.serialization.Serdes;
 import org.apache.kafka.common.serialization.Serializer;
-import org.apache.kafka.common.utils.Bytes;
 import org.apache.kafka.streams.KeyValue;
 import org.apache.kafka.streams.StreamsBuilder;
 import org.apache.kafka.streams.kstream.Consumed;
 import org.apache.kafka.streams.kstream.Grouped;
-import org.apache.kafka.streams.kstream.Materialized;
 import org.apache.kafka.streams.kstream.Named;
 import org.apache.kafka.streams.kstream.Produced;
 import org.apache.kafka.streams.kstream.Suppressed;
 import org.apache.kafka.streams.kstream.TimeWindows;
 import org.apache.kafka.streams.kstream.Windowed;
 import org.apache.kafka.streams.processor.TimestampExtractor;
-import org.apache.kafka.streams.state.WindowStore;
 import streamsuite.common.Json;
 import streamsuite.common.Pane;
 import streamsuite.common.Settings;
@@ -65,7 +62,7 @@ public final class WindowedLowcard {
      * repartition topic → 1 s tumbling windows, count/sum/max → suppression
      * until each window closes → the pane's JSON → output.
      */
-    static void topology(StreamsBuilder builder, Settings settings) {
+    static void topology(StreamsBuilder builder, Settings settings, WindowStoreKind store) {
         builder.stream(settings.inputTopic(),
                         Consumed.with(Serdes.ByteArray(), EVENTS)
                                 .withTimestampExtractor(new EventTime())
@@ -78,7 +75,7 @@ public final class WindowedLowcard {
                 .windowedBy(TimeWindows.ofSizeWithNoGrace(WINDOW))
                 .aggregate(Figures::empty, (key, reading, figures) -> figures.add(reading),
                         Named.as("count-sum-max"),
-                        Materialized.<String, Figures, WindowStore<Bytes, byte[]>>as(STORE)
+                        store.<Figures>materialized(STORE, WINDOW)
                                 .withKeySerde(Serdes.String())
                                 .withValueSerde(FIGURES)
                                 // With the record cache on, updates reach the

@@ -16,8 +16,9 @@ import org.apache.kafka.common.config.AbstractConfig;
  * max.partition.fetch.bytes, linger.ms, acks, enable.idempotence,
  * compression.type; and, under exactly-once only, the transactional producer's
  * retry backoff (BENCH_TRANSACTION_RETRY_BACKOFF_MS as retry.backoff.ms and
- * retry.backoff.max.ms; -1 at-least-once, where it is neither read nor
- * applied). Static membership, for an app whose consumer joins its group, is
+ * retry.backoff.max.ms) and transaction timeout (BENCH_TRANSACTION_TIMEOUT_MS
+ * as transaction.timeout.ms); both -1 at-least-once, where they are neither
+ * read nor applied. Static membership, for an app whose consumer joins its group, is
  * {@link StaticMembership}.
  */
 public record ClientProfile(
@@ -28,14 +29,15 @@ public record ClientProfile(
         String acks,
         boolean enableIdempotence,
         String compression,
-        long transactionRetryBackoffMs) {
+        long transactionRetryBackoffMs,
+        long transactionTimeoutMs) {
 
     /** The line every run's standard output carries once, before the readiness line. */
     public static final String EFFECTIVE_PREFIX = "effective client config: ";
     private static final Set<String> ACKS = Set.of("all", "1", "0");
     private static final Set<String> COMPRESSION = Set.of("none", "gzip", "snappy", "lz4", "zstd");
 
-    /** The profile in {@code env}; the retry backoff only under exactly-once. */
+    /** The profile in {@code env}; the retry backoff and timeout only under exactly-once. */
     public static ClientProfile from(BenchEnv env, boolean exactlyOnce) {
         return new ClientProfile(
                 env.intAtLeast("BENCH_FETCH_MIN_BYTES", 1),
@@ -45,7 +47,8 @@ public record ClientProfile(
                 env.oneOf("BENCH_ACKS", ACKS),
                 Boolean.parseBoolean(env.oneOf("BENCH_ENABLE_IDEMPOTENCE", Set.of("true", "false"))),
                 env.oneOf("BENCH_COMPRESSION", COMPRESSION),
-                exactlyOnce ? env.intAtLeast("BENCH_TRANSACTION_RETRY_BACKOFF_MS", 0) : -1);
+                exactlyOnce ? env.intAtLeast("BENCH_TRANSACTION_RETRY_BACKOFF_MS", 0) : -1,
+                exactlyOnce ? env.intAtLeast("BENCH_TRANSACTION_TIMEOUT_MS", 1) : -1);
     }
 
     /**
@@ -55,8 +58,9 @@ public record ClientProfile(
      * built from), so what is reported is what applies. Then
      * session_timeout_ms when the consumer joins its group as a static member
      * (group.instance.id set; a consumer that assigns its partitions itself
-     * has no session); the transactional producer's retry backoff only under
-     * exactly-once; the commit interval as the app applies it; and the engine
+     * has no session); the transactional producer's retry backoff and
+     * transaction timeout only under exactly-once (the timeout as the producer
+     * has it, also where the engine keeps a longer one than the profile's); the commit interval as the app applies it; and the engine
      * settings the app applied, under "engine", with the {@link KnownCost}
      * this process burns.
      *
@@ -86,6 +90,7 @@ public record ClientProfile(
                         + " and retry.backoff.max.ms " + backoffMax + " differ");
             }
             json.put("transaction_retry_backoff_ms", backoff);
+            json.put("transaction_timeout_ms", number(producer, ProducerConfig.TRANSACTION_TIMEOUT_CONFIG));
         }
         json.put("commit_interval_ms", commitIntervalMs);
         Map<String, Object> applied = new LinkedHashMap<>(engine);

@@ -26,6 +26,7 @@ class ClientProfileTest {
         env.put("BENCH_ENABLE_IDEMPOTENCE", "true");
         env.put("BENCH_COMPRESSION", "lz4");
         env.put("BENCH_TRANSACTION_RETRY_BACKOFF_MS", "20");
+        env.put("BENCH_TRANSACTION_TIMEOUT_MS", "9000");
         env.put("BENCH_GROUP_INSTANCE_ID", "g-member");
         env.put("BENCH_SESSION_TIMEOUT_MS", "6000");
         return env;
@@ -42,16 +43,21 @@ class ClientProfileTest {
         env.put("BENCH_LINGER_MS", " 5 ");
         env.put("BENCH_ACKS", "1 ");
         env.put("BENCH_ENABLE_IDEMPOTENCE", "false");
-        assertEquals(new ClientProfile(1, 10, 52428800, 5, "1", false, "lz4", 20),
+        assertEquals(new ClientProfile(1, 10, 52428800, 5, "1", false, "lz4", 20, 9000),
                 ClientProfile.from(new BenchEnv("p", env), true));
     }
 
     @Test
-    void at_least_once_neither_reads_nor_applies_the_retry_backoff() {
+    void at_least_once_neither_reads_nor_applies_the_retry_backoff_or_the_transaction_timeout() {
         Map<String, String> env = profile();
         env.remove("BENCH_TRANSACTION_RETRY_BACKOFF_MS");
-        assertEquals(-1, ClientProfile.from(new BenchEnv("p", env), false).transactionRetryBackoffMs());
+        env.remove("BENCH_TRANSACTION_TIMEOUT_MS");
+        ClientProfile atLeastOnce = ClientProfile.from(new BenchEnv("p", env), false);
+        assertEquals(-1, atLeastOnce.transactionRetryBackoffMs());
+        assertEquals(-1, atLeastOnce.transactionTimeoutMs());
         assertEquals("p: BENCH_TRANSACTION_RETRY_BACKOFF_MS is not set (the suite sets it)", error(env));
+        env.put("BENCH_TRANSACTION_RETRY_BACKOFF_MS", "20");
+        assertEquals("p: BENCH_TRANSACTION_TIMEOUT_MS is not set (the suite sets it)", error(env));
     }
 
     @Test
@@ -125,17 +131,19 @@ class ClientProfileTest {
     }
 
     @Test
-    void exactly_once_reports_the_retry_backoff_a_static_member_its_session_and_the_engine_its_settings() {
+    void exactly_once_reports_the_retry_backoff_and_timeout_a_static_member_its_session_and_the_engine_its_settings() {
         Properties producer = producer("-1", true);
         producer.setProperty(ProducerConfig.TRANSACTIONAL_ID_CONFIG, "t");
         producer.setProperty(ProducerConfig.RETRY_BACKOFF_MS_CONFIG, "20");
         producer.setProperty(ProducerConfig.RETRY_BACKOFF_MAX_MS_CONFIG, "20");
+        producer.setProperty(ProducerConfig.TRANSACTION_TIMEOUT_CONFIG, "9000");
         Map<String, Object> engine = new LinkedHashMap<>();
         engine.put("transaction_naming", "pooling");
         engine.put("idle_us", 500L);
         assertEquals("{\"fetch_min_bytes\":1,\"fetch_max_wait_ms\":10,\"max_partition_fetch_bytes\":52428800,"
                         + "\"linger_ms\":1,\"acks\":\"all\",\"enable_idempotence\":true,\"compression\":\"lz4\","
-                        + "\"session_timeout_ms\":6000,\"transaction_retry_backoff_ms\":20,\"commit_interval_ms\":10,"
+                        + "\"session_timeout_ms\":6000,\"transaction_retry_backoff_ms\":20,\"transaction_timeout_ms\":9000,"
+                        + "\"commit_interval_ms\":10,"
                         + "\"engine\":{\"transaction_naming\":\"pooling\",\"idle_us\":500,\"work_ns_per_record\":0}}",
                 ClientProfile.effectiveJson("p", consumer("g-member-1"), new ProducerConfig(producer), 10, true,
                         engine));

@@ -35,7 +35,7 @@ class SettingsTest {
     void the_settings_are_read_from_their_variables() {
         Settings settings = Settings.from(new BenchEnv("p", run()), ALL);
         assertEquals(new Settings("127.0.0.1:9092", "in", "out", "g", "g-tx", true, 10, 2, Workload.WINDOWED_LOWCARD,
-                new ClientProfile(1, 10, 52428800, 1, "all", true, "lz4", 20)), settings);
+                new ClientProfile(1, 10, 52428800, 1, "all", true, "lz4", 20, 9000)), settings);
         assertEquals("windowed-lowcard", settings.workload().suiteName());
     }
 
@@ -50,6 +50,7 @@ class SettingsTest {
         assertEquals(1, settings.parallelism());
         assertEquals(false, settings.exactlyOnce());
         assertEquals(-1, settings.client().transactionRetryBackoffMs());
+        assertEquals(-1, settings.client().transactionTimeoutMs());
     }
 
     @Test
