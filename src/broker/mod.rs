@@ -61,9 +61,7 @@ impl BrokerSession {
                         min_insync_replicas: replicas.min_insync_replicas,
                         abandoned_transaction_check_ms: admin::abandoned_transaction_check_ms(
                             bootstrap,
-                        )
-                        .ok()
-                        .flatten(),
+                        ),
                     },
                     local: None,
                     started: None,
@@ -91,9 +89,7 @@ impl BrokerSession {
                     min_insync_replicas: replicas.min_insync_replicas,
                     abandoned_transaction_check_ms: admin::abandoned_transaction_check_ms(
                         &local.bootstrap(),
-                    )
-                    .ok()
-                    .flatten(),
+                    ),
                 };
                 Ok(BrokerSession {
                     info,
