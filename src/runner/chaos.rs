@@ -2,6 +2,7 @@
 //! [`crate::config::ChaosPlan`]): the faults in time order, the local
 //! broker's crash and restart, and how long until output flows again.
 
+use std::path::{Path, PathBuf};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -78,6 +79,10 @@ pub struct InjectedBrokerRestart {
     failover_at_us: Option<i64>,
     back_at_us: i64,
     watch: ResumeWatch,
+    /// The restarted node's log, read for transaction markers it dropped.
+    log: PathBuf,
+    /// What names every topic and transactional id of the run.
+    run_tag: String,
 }
 
 /// How long a cluster may take to elect another leader of the input
@@ -91,6 +96,8 @@ pub struct BrokerFault<'a> {
     pub leader: bool,
     pub input: &'a str,
     pub output: &'a str,
+    /// The prefix of every name the run gives the broker.
+    pub run_tag: &'a str,
 }
 
 impl InjectedBrokerRestart {
@@ -113,6 +120,7 @@ impl InjectedBrokerRestart {
             leader,
             input,
             output,
+            run_tag,
         } = fault;
         let bootstrap = broker.bootstrap();
         let input_leader = admin::partition_leader(&bootstrap, input, 0)?;
@@ -162,6 +170,8 @@ impl InjectedBrokerRestart {
             failover_at_us,
             back_at_us,
             watch,
+            log: broker.node_log(node),
+            run_tag: run_tag.to_string(),
         })
     }
 
@@ -176,8 +186,40 @@ impl InjectedBrokerRestart {
             failover_ms: self.failover_at_us.map(since_kill),
             outage_ms: since_kill(self.back_at_us),
             recovery_ms: resumed.map(since_kill),
+            dropped_markers: dropped_markers(&self.log, &self.run_tag),
         })
     }
+}
+
+/// What Kafka writes when it skips the markers of a transaction it is
+/// completing to partitions it finds without a leader.
+const DROPPED_MARKERS: &str = "likely deleted already and hence can be skipped";
+
+/// The run's partitions whose transaction markers the restarted node
+/// dropped, as its log names them. A log that cannot be read names none:
+/// the verification still counts what the drop did.
+fn dropped_markers(log: &Path, run_tag: &str) -> Vec<String> {
+    let Ok(text) = std::fs::read_to_string(log) else {
+        return Vec::new();
+    };
+    dropped_marker_partitions(&text, run_tag)
+}
+
+/// The partitions in `text`'s dropped-marker lines that name `run_tag`.
+fn dropped_marker_partitions(text: &str, run_tag: &str) -> Vec<String> {
+    let mut partitions: Vec<String> = text
+        .lines()
+        .filter(|line| line.contains(DROPPED_MARKERS) && line.contains(run_tag))
+        .filter_map(|line| {
+            let set = line.split_once("partitions Set(")?.1;
+            Some(set.split_once(')')?.0)
+        })
+        .flat_map(|set| set.split(',').map(|p| p.trim().to_string()))
+        .filter(|p| !p.is_empty())
+        .collect();
+    partitions.sort();
+    partitions.dedup();
+    partitions
 }
 
 /// Polls the input partition's leader until a node other than `killed`
@@ -254,6 +296,21 @@ impl ResumeWatch {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn dropped_markers_are_the_runs_partitions_named_in_kafkas_skip_lines() {
+        let log = "\
+[2026-12-07 21:44:31,668] INFO [TransactionCoordinator id=1] Completed rollback of ongoing transaction for transactionalId ss-r1-txn due to timeout
+[2026-12-07 21:44:33,683] INFO [Transaction Marker Channel Manager 1]: Couldn't find leader endpoint for partitions Set(__consumer_offsets-2) while trying to send transaction markers for ss-r1-txn, these partitions are likely deleted already and hence can be skipped (kafka.coordinator.transaction.TransactionMarkerChannelManager)
+[2026-12-07 21:44:33,687] INFO [Transaction Marker Channel Manager 1]: Couldn't find leader endpoint for partitions Set(ss-r1-out-0, ss-r1-out-1) while trying to send transaction markers for ss-r1-txn, these partitions are likely deleted already and hence can be skipped (kafka.coordinator.transaction.TransactionMarkerChannelManager)
+[2026-12-07 21:44:33,690] INFO [Transaction Marker Channel Manager 1]: Couldn't find leader endpoint for partitions Set(ss-r0-out-0) while trying to send transaction markers for ss-r0-txn, these partitions are likely deleted already and hence can be skipped (kafka.coordinator.transaction.TransactionMarkerChannelManager)
+";
+        assert_eq!(
+            dropped_marker_partitions(log, "ss-r1"),
+            ["__consumer_offsets-2", "ss-r1-out-0", "ss-r1-out-1"]
+        );
+        assert!(dropped_marker_partitions(log, "ss-r2").is_empty());
+    }
 
     #[test]
     fn faults_come_in_time_order_kill_first_at_one_instant() {

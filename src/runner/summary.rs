@@ -178,6 +178,14 @@ fn chaos_lines(chaos: &Chaos) -> String {
             restart.at_s,
             seconds(restart.outage_ms)
         ));
+        if !restart.dropped_markers.is_empty() {
+            out.push_str(&format!(
+                "  {:<14} the restarted broker dropped the transaction markers of {} (a partition it found \
+                 without a leader): exactly-once cannot hold through this restart\n",
+                "chaos",
+                restart.dropped_markers.join(", ")
+            ));
+        }
     }
     out
 }

@@ -342,6 +342,7 @@ fn inject_broker_restart(
         leader: ctx.chaos.as_ref().is_some_and(|plan| plan.broker_leader),
         input: &run.names.input,
         output: &run.names.output,
+        run_tag: &run.names.group,
     };
     let restart = InjectedBrokerRestart::inject(fault, offsets, watch_until_us, ctx.interrupt)?;
     let pids = broker

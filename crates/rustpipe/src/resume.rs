@@ -6,10 +6,12 @@
 //! markers take. A single broker restarted after SIGKILL was seen to break
 //! that once: the transaction's outputs appeared 20 s after the crash, while
 //! the group's offsets, read as stable by the next consumer, were still
-//! those of the transaction before it. A consumer that trusted them read
-//! that transaction's input again and committed its outputs twice. So the
-//! reader skips what lies below this process's own acknowledged commits and
-//! says so, once per partition.
+//! those of the transaction before it (Kafka drops a transaction's markers
+//! to a partition it finds without a leader, as a restarted single node is
+//! for a moment). A consumer that trusted them read that transaction's
+//! input again and committed its outputs twice. So the reader skips what
+//! lies below this process's own acknowledged commits and says so, once
+//! per partition.
 
 use anyhow::{bail, Result};
 

@@ -36,6 +36,9 @@ fn a_cluster_names_every_node_as_a_voter_on_ports_of_its_own() {
     ] {
         assert!(second.lines().any(|l| l == line), "{line} in\n{second}");
     }
+    // Nodes of a cluster keep Kafka's session: a killed node's partitions
+    // move to the others, and a shorter session would fence a slow node.
+    assert!(!second.contains("broker.session.timeout.ms"), "{second}");
 }
 
 #[test]
@@ -48,6 +51,8 @@ fn a_single_node_keeps_its_layout_and_its_own_quorum() {
         "controller.quorum.bootstrap.servers=127.0.0.1:29093",
         "offsets.topic.replication.factor=1",
         "transaction.state.log.min.isr=1",
+        "broker.session.timeout.ms=3000",
+        "broker.heartbeat.interval.ms=500",
     ] {
         assert!(only.lines().any(|l| l == line), "{line} in\n{only}");
     }

@@ -66,6 +66,13 @@ pub struct BrokerRestart {
     /// From the kill until a newly committed output record was visible;
     /// `null` when output did not flow again before the window's end.
     pub recovery_ms: Option<f64>,
+    /// The run's partitions whose transaction markers the restarted node
+    /// dropped, as its log says. Kafka skips the markers to a partition it
+    /// finds without a leader; the transaction's records there stay
+    /// unmarked, and the producer's next commit takes them in, so
+    /// exactly-once cannot hold through such a restart.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub dropped_markers: Vec<String>,
 }
 
 impl Chaos {
