@@ -266,16 +266,15 @@ fn exactly_once_held(v: &Verification, out: &std::process::Output) -> Result<(),
 }
 
 /// A broker restart 5 s into a 40 s window at 2000 records/s: the local
-/// broker takes up to 15 s to recover its logs and serve again, and the
-/// clients reconnect after their own backoff. The broker the previous
-/// restart left cold is not warmed first (`broker.warmup_s=0`, 30 s saved):
-/// what these trials count does not depend on a warm broker, and the run
-/// restarts it anyway.
-/// A broker restart at 5 s into a 40 s window. Transactions outlive the
-/// outage (60 s): one that times out while the only node is down is
-/// aborted by the node as it starts again, and Kafka drops that abort's
-/// markers if the node is fenced meanwhile (its record names them, checked
-/// below), which no client can make up for.
+/// broker is away 6 to 9 s (longer under load) while it recovers its logs,
+/// and the clients reconnect after their own backoff. The broker the
+/// previous restart left cold is not warmed first (`broker.warmup_s=0`,
+/// 30 s saved): what these trials count does not depend on a warm broker,
+/// and the run restarts it anyway. Transactions outlive the outage (60 s):
+/// one that times out while the only node is down is aborted by the node
+/// as it starts again, and Kafka drops that abort's markers if the node is
+/// fenced meanwhile (its record names them, checked below), which no
+/// client can make up for.
 fn broker_restart_run(line: &str) -> Result<(Chaos, Verification, std::process::Output), String> {
     let (_, chaos, v, out) = fault_run(&[
         "run",
